@@ -1,0 +1,75 @@
+// Copyright 2026 The Tessera Authors.
+
+#include "alloc/internal/live_block_registry.h"
+
+#include "absl/strings/str_format.h"
+
+namespace tessera {
+namespace internal {
+
+void LiveBlockRegistry::Insert(const void* ptr, size_t bytes,
+                               size_t alignment) {
+  absl::MutexLock lock(&mu_);
+  live_[ptr] = Block{bytes, alignment};
+  freed_.erase(ptr);
+}
+
+absl::Status LiveBlockRegistry::CheckLocked(
+    const void* ptr, size_t bytes, size_t alignment,
+    ContractViolation* violation) const {
+  auto it = live_.find(ptr);
+  if (it == live_.end()) {
+    if (freed_.contains(ptr)) {
+      *violation = ContractViolation::kDoubleFree;
+      return absl::FailedPreconditionError(
+          absl::StrFormat("%p was already freed (double free)", ptr));
+    }
+    *violation = ContractViolation::kForeignPointer;
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%p was not allocated by this allocator (foreign or interior pointer)",
+        ptr));
+  }
+  if (it->second.bytes != bytes || it->second.alignment != alignment) {
+    *violation = ContractViolation::kSizeMismatch;
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%p was allocated with %u bytes aligned to %u but freed as %u bytes "
+        "aligned to %u",
+        ptr, it->second.bytes, it->second.alignment, bytes, alignment));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LiveBlockRegistry::Check(const void* ptr, size_t bytes,
+                                      size_t alignment,
+                                      ContractViolation* violation) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return CheckLocked(ptr, bytes, alignment, violation);
+}
+
+absl::Status LiveBlockRegistry::Erase(const void* ptr, size_t bytes,
+                                      size_t alignment,
+                                      ContractViolation* violation) {
+  absl::MutexLock lock(&mu_);
+  absl::Status status = CheckLocked(ptr, bytes, alignment, violation);
+  if (!status.ok()) return status;
+  live_.erase(ptr);
+  freed_.insert(ptr);
+  return absl::OkStatus();
+}
+
+void LiveBlockRegistry::Move(const void* from, const void* to, size_t bytes,
+                             size_t alignment) {
+  absl::MutexLock lock(&mu_);
+  live_.erase(from);
+  if (from != to) freed_.insert(from);
+  live_[to] = Block{bytes, alignment};
+  freed_.erase(to);
+}
+
+size_t LiveBlockRegistry::live_blocks() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return live_.size();
+}
+
+}  // namespace internal
+}  // namespace tessera

@@ -1,0 +1,382 @@
+// Copyright 2026 The Tessera Authors.
+
+#include "alloc/system/system_allocator.h"
+
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tessera {
+namespace {
+
+using ::testing::HasSubstr;
+
+bool IsAligned(const void* ptr, size_t alignment) {
+  return (reinterpret_cast<uintptr_t>(ptr) & (alignment - 1)) == 0;
+}
+
+// Records contract violations instead of aborting, for the duration of a test.
+struct RecordedViolation {
+  std::string allocator;
+  ContractViolation violation;
+  const void* ptr;
+};
+std::vector<RecordedViolation>* g_violations = nullptr;
+
+class ViolationRecorder {
+ public:
+  ViolationRecorder() {
+    g_violations = &violations_;
+    previous_ = SetContractViolationHandler(
+        [](absl::string_view name, ContractViolation violation,
+           const void* ptr, absl::string_view) {
+          g_violations->push_back({std::string(name), violation, ptr});
+        });
+  }
+  ~ViolationRecorder() {
+    SetContractViolationHandler(previous_);
+    g_violations = nullptr;
+  }
+  const std::vector<RecordedViolation>& violations() const {
+    return violations_;
+  }
+
+ private:
+  std::vector<RecordedViolation> violations_;
+  ContractViolationHandler previous_;
+};
+
+SystemAllocatorOptions Tracked() {
+  SystemAllocatorOptions options;
+  options.track_live_blocks = true;
+  return options;
+}
+
+SystemAllocatorOptions Untracked() {
+  SystemAllocatorOptions options;
+  options.track_live_blocks = false;
+  return options;
+}
+
+enum class Kind { kMalloc, kAligned32, kAligned64, kZeroed };
+
+std::unique_ptr<SystemAllocator> Make(Kind kind,
+                                      const SystemAllocatorOptions& options) {
+  switch (kind) {
+    case Kind::kMalloc:
+      return std::make_unique<MallocAllocator>(options);
+    case Kind::kAligned32:
+      return std::make_unique<AlignedAllocator>(32, options);
+    case Kind::kAligned64:
+      return std::make_unique<AlignedAllocator>(64, options);
+    case Kind::kZeroed:
+      return std::make_unique<ZeroedAllocator>(kDefaultAlignment, options);
+  }
+  return nullptr;
+}
+
+class SystemAllocatorTest : public ::testing::TestWithParam<Kind> {
+ protected:
+  std::unique_ptr<SystemAllocator> allocator_ = Make(GetParam(), Tracked());
+};
+
+TEST_P(SystemAllocatorTest, EveryPointerHonoursRequestedAndMinimumAlignment) {
+  for (size_t alignment = 1; alignment <= 8192; alignment <<= 1) {
+    for (size_t bytes : {0, 1, 7, 64, 100, 1024, 4097, 100000}) {
+      void* ptr = allocator_->Allocate(bytes, alignment);
+      ASSERT_NE(ptr, nullptr) << bytes << " " << alignment;
+      EXPECT_TRUE(IsAligned(ptr, alignment)) << bytes << " " << alignment;
+      EXPECT_TRUE(IsAligned(ptr, allocator_->min_alignment()));
+      EXPECT_TRUE(IsAligned(ptr, kDefaultAlignment));
+      std::memset(ptr, 0xAB, bytes);
+      allocator_->Deallocate(ptr, bytes, alignment);
+    }
+  }
+  EXPECT_EQ(allocator_->stats().bytes_in_use, 0u);
+  EXPECT_TRUE(allocator_->CheckIntegrity().ok());
+}
+
+TEST_P(SystemAllocatorTest, ZeroedAllocationReadsAsZero) {
+  // Dirty the heap first so a recycled chunk would show through.
+  for (size_t bytes : {64, 4096, 300000}) {
+    void* dirty = allocator_->Allocate(bytes, 64);
+    std::memset(dirty, 0xFF, bytes);
+    allocator_->Deallocate(dirty, bytes, 64);
+    auto* zeroed = static_cast<unsigned char*>(allocator_->AllocateZeroed(bytes, 64));
+    ASSERT_NE(zeroed, nullptr);
+    for (size_t i = 0; i < bytes; ++i) ASSERT_EQ(zeroed[i], 0) << i;
+    allocator_->Deallocate(zeroed, bytes, 64);
+  }
+}
+
+TEST_P(SystemAllocatorTest, StatsCountEveryCall) {
+  void* a = allocator_->Allocate(100);
+  void* b = allocator_->AllocateZeroed(200, 64);
+  AllocatorStats s = allocator_->stats();
+  EXPECT_EQ(s.allocations, 2u);
+  EXPECT_EQ(s.bytes_in_use, 300u);
+  a = allocator_->Reallocate(a, 100, 1000);
+  ASSERT_NE(a, nullptr);
+  s = allocator_->stats();
+  EXPECT_EQ(s.reallocations, 1u);
+  EXPECT_EQ(s.bytes_in_use, 1200u);
+  EXPECT_EQ(s.peak_bytes_in_use, 1200u);
+  allocator_->Deallocate(a, 1000);
+  allocator_->Deallocate(b, 200, 64);
+  s = allocator_->stats();
+  EXPECT_EQ(s.deallocations, 2u);
+  EXPECT_EQ(s.bytes_in_use, 0u);
+  EXPECT_EQ(s.peak_bytes_in_use, 1200u);
+  EXPECT_EQ(s.failed_requests, 0u);
+  EXPECT_TRUE(allocator_->CheckIntegrity().ok());
+}
+
+TEST_P(SystemAllocatorTest, ZeroBytesGivesAUniqueBlock) {
+  void* a = allocator_->Allocate(0);
+  void* b = allocator_->Allocate(0);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(a, b);
+  allocator_->Deallocate(a, 0);
+  allocator_->Deallocate(b, 0);
+  EXPECT_EQ(allocator_->stats().live_allocations(), 0u);
+}
+
+TEST_P(SystemAllocatorTest, ReallocateKeepsContentsAndAlignment) {
+  for (size_t alignment : {16, 64, 256, 4096}) {
+    size_t bytes = 24;
+    auto* ptr = static_cast<unsigned char*>(allocator_->Allocate(bytes, alignment));
+    for (size_t i = 0; i < bytes; ++i) ptr[i] = static_cast<unsigned char>(i);
+    for (size_t next : {100, 5000, 70000, 30, 3000000, 10}) {
+      ptr = static_cast<unsigned char*>(
+          allocator_->Reallocate(ptr, bytes, next, alignment));
+      ASSERT_NE(ptr, nullptr);
+      EXPECT_TRUE(IsAligned(ptr, alignment));
+      const size_t kept = std::min(bytes, next);
+      for (size_t i = 0; i < std::min<size_t>(kept, 10); ++i) {
+        ASSERT_EQ(ptr[i], static_cast<unsigned char>(i)) << alignment;
+      }
+      for (size_t i = 0; i < next; ++i) ptr[i] = static_cast<unsigned char>(i);
+      bytes = next;
+    }
+    allocator_->Deallocate(ptr, bytes, alignment);
+  }
+  EXPECT_TRUE(allocator_->CheckIntegrity().ok());
+}
+
+TEST_P(SystemAllocatorTest, ReallocateOfNullAllocates) {
+  void* ptr = allocator_->Reallocate(nullptr, 0, 64, 64);
+  ASSERT_NE(ptr, nullptr);
+  EXPECT_TRUE(IsAligned(ptr, 64));
+  EXPECT_EQ(allocator_->stats().allocations, 1u);
+  allocator_->Deallocate(ptr, 64, 64);
+}
+
+TEST_P(SystemAllocatorTest, BadAlignmentFailsAndIsCounted) {
+  EXPECT_EQ(allocator_->Allocate(64, 3), nullptr);
+  EXPECT_EQ(allocator_->AllocateZeroed(64, 0), nullptr);
+  EXPECT_EQ(allocator_->Allocate(64, kMaxAlignment * 2), nullptr);
+  EXPECT_EQ(allocator_->stats().failed_requests, 3u);
+  absl::StatusOr<void*> result = allocator_->AllocateChecked(64, 48);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(result.status().message()), HasSubstr("alignment 48"));
+  EXPECT_EQ(allocator_->stats().failed_requests, 4u);
+}
+
+TEST_P(SystemAllocatorTest, OverflowingSizesAreRejected) {
+  for (size_t bytes : {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 62}) {
+    EXPECT_EQ(allocator_->Allocate(bytes, 64), nullptr);
+    absl::StatusOr<void*> result = allocator_->AllocateChecked(bytes, 64);
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(result.status().message()),
+                HasSubstr(std::to_string(bytes)));
+  }
+  absl::StatusOr<void*> huge = allocator_->AllocateChecked(SIZE_MAX / 2, 64);
+  EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(allocator_->stats().live_allocations(), 0u);
+}
+
+TEST_P(SystemAllocatorTest, OutOfMemoryIsResourceExhausted) {
+  // 2^46 bytes (64 TiB) passes validation but no machine here can map it.
+  absl::StatusOr<void*> result = allocator_->AllocateChecked(size_t{1} << 46);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(result.status().message()), HasSubstr("out of memory"));
+}
+
+TEST_P(SystemAllocatorTest, DoubleFreeIsReportedAndNotPassedOn) {
+  ViolationRecorder recorder;
+  void* ptr = allocator_->Allocate(64);
+  allocator_->Deallocate(ptr, 64);
+  allocator_->Deallocate(ptr, 64);
+  ASSERT_EQ(recorder.violations().size(), 1u);
+  EXPECT_EQ(recorder.violations()[0].violation, ContractViolation::kDoubleFree);
+  EXPECT_EQ(recorder.violations()[0].ptr, ptr);
+  EXPECT_EQ(allocator_->stats().deallocations, 1u);
+  EXPECT_TRUE(allocator_->CheckIntegrity().ok());
+}
+
+TEST_P(SystemAllocatorTest, ForeignPointerIsReported) {
+  ViolationRecorder recorder;
+  alignas(64) static char not_ours[128];
+  allocator_->Deallocate(not_ours, 64);
+  ASSERT_EQ(recorder.violations().size(), 1u);
+  EXPECT_EQ(recorder.violations()[0].violation,
+            ContractViolation::kForeignPointer);
+  absl::Status status = allocator_->DeallocateChecked(not_ours + 64, 64);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("not allocated"));
+  EXPECT_EQ(allocator_->stats().deallocations, 0u);
+}
+
+TEST_P(SystemAllocatorTest, CheckedDeallocateRejectsDoubleFree) {
+  void* ptr = allocator_->Allocate(32);
+  EXPECT_TRUE(allocator_->DeallocateChecked(ptr, 32).ok());
+  absl::Status status = allocator_->DeallocateChecked(ptr, 32);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(status.message()), HasSubstr("double free"));
+}
+
+TEST_P(SystemAllocatorTest, SizeMismatchIsReported) {
+  ViolationRecorder recorder;
+  void* ptr = allocator_->Allocate(64);
+  allocator_->Deallocate(ptr, 65);
+  ASSERT_EQ(recorder.violations().size(), 1u);
+  EXPECT_EQ(recorder.violations()[0].violation, ContractViolation::kSizeMismatch);
+  allocator_->Deallocate(ptr, 64);
+  EXPECT_EQ(allocator_->stats().live_allocations(), 0u);
+}
+
+TEST_P(SystemAllocatorTest, ThreadsShareOneAllocator) {
+  constexpr int kThreads = 4;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([this, t] {
+      std::vector<std::pair<void*, size_t>> blocks;
+      for (int i = 0; i < 2000; ++i) {
+        const size_t bytes = 16 + (i % 7) * 24;
+        void* ptr = allocator_->Allocate(bytes, 64);
+        ASSERT_NE(ptr, nullptr);
+        std::memset(ptr, t, bytes);
+        blocks.emplace_back(ptr, bytes);
+        if (i % 3 == 0) {
+          allocator_->Deallocate(blocks.back().first, blocks.back().second, 64);
+          blocks.pop_back();
+        }
+      }
+      for (auto [ptr, bytes] : blocks) {
+        EXPECT_EQ(static_cast<unsigned char*>(ptr)[bytes - 1], t);
+        allocator_->Deallocate(ptr, bytes, 64);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  const AllocatorStats s = allocator_->stats();
+  EXPECT_EQ(s.live_allocations(), 0u);
+  EXPECT_EQ(s.bytes_in_use, 0u);
+  EXPECT_TRUE(allocator_->CheckIntegrity().ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, SystemAllocatorTest,
+                         ::testing::Values(Kind::kMalloc, Kind::kAligned32,
+                                           Kind::kAligned64, Kind::kZeroed));
+
+TEST(ZeroedAllocatorTest, EveryAllocationAndGrowthIsZero) {
+  ZeroedAllocator allocator(64, Tracked());
+  auto* ptr = static_cast<unsigned char*>(allocator.Allocate(1000));
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(ptr[i], 0);
+  std::memset(ptr, 7, 1000);
+  ptr = static_cast<unsigned char*>(allocator.Reallocate(ptr, 1000, 5000));
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(ptr[i], 7);
+  for (int i = 1000; i < 5000; ++i) ASSERT_EQ(ptr[i], 0) << i;
+  allocator.Deallocate(ptr, 5000);
+}
+
+TEST(AlignedAllocatorTest, RejectsBadMinimumAlignment) {
+  auto bad = AlignedAllocator::Create(48);
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("48"));
+  auto good = AlignedAllocator::Create(128);
+  ASSERT_TRUE(good.ok());
+  EXPECT_EQ((*good)->min_alignment(), 128u);
+  EXPECT_EQ((*good)->name(), "aligned128");
+}
+
+TEST(AlignedAllocatorTest, HeaderCatchesForeignPointerWithoutRegistry) {
+  ViolationRecorder recorder;
+  AlignedAllocator allocator(64, Untracked());
+  alignas(64) static char not_ours[256] = {};
+  allocator.Deallocate(not_ours + 64, 64);
+  ASSERT_EQ(recorder.violations().size(), 1u);
+  EXPECT_EQ(recorder.violations()[0].violation,
+            ContractViolation::kForeignPointer);
+  absl::Status status = allocator.DeallocateChecked(not_ours + 128, 64);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  // A misaligned pointer cannot be one of its blocks at all.
+  void* ptr = allocator.Allocate(64);
+  EXPECT_FALSE(allocator.DeallocateChecked(static_cast<char*>(ptr) + 8, 64).ok());
+  EXPECT_TRUE(allocator.DeallocateChecked(ptr, 64).ok());
+}
+
+TEST(SystemAllocatorOptionsTest, HugePageAdviceIsAppliedToLargeBlocks) {
+  SystemAllocatorOptions options = Untracked();
+  options.huge_pages = true;
+  AlignedAllocator allocator(64, options);
+  const size_t bytes = size_t{8} << 20;
+  void* ptr = allocator.Allocate(bytes);
+  ASSERT_NE(ptr, nullptr);
+  std::memset(ptr, 1, bytes);
+  // The advice is visible in /proc/self/smaps as the "hg" VmFlag on the mapping.
+  FILE* smaps = std::fopen("/proc/self/smaps", "r");
+  ASSERT_NE(smaps, nullptr);
+  char line[512];
+  bool in_mapping = false;
+  bool advised = false;
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(ptr) + bytes / 2;
+  while (std::fgets(line, sizeof(line), smaps) != nullptr) {
+    uintptr_t begin, end;
+    if (std::sscanf(line, "%lx-%lx", &begin, &end) == 2 &&
+        std::strchr(line, ' ') != nullptr && std::strchr(line, '-') < std::strchr(line, ' ')) {
+      in_mapping = addr >= begin && addr < end;
+    } else if (in_mapping && std::strncmp(line, "VmFlags:", 8) == 0) {
+      advised = std::strstr(line, " hg") != nullptr;
+    }
+  }
+  std::fclose(smaps);
+  EXPECT_TRUE(advised);
+  allocator.Deallocate(ptr, bytes);
+}
+
+TEST(SystemAllocatorOptionsTest, HugePagesCanBeSwitchedOff) {
+  SystemAllocatorOptions options;
+  options.huge_pages = false;
+  MallocAllocator allocator(options);
+  EXPECT_FALSE(allocator.options().huge_pages);
+  void* ptr = allocator.Allocate(size_t{8} << 20);
+  ASSERT_NE(ptr, nullptr);
+  allocator.Deallocate(ptr, size_t{8} << 20);
+}
+
+TEST(SystemAllocatorOptionsTest, RegistryIsOnInDebugAndSanitizerBuilds) {
+#if !defined(NDEBUG)
+  EXPECT_TRUE(SystemAllocatorOptions().track_live_blocks);
+#else
+  EXPECT_EQ(SystemAllocatorOptions().track_live_blocks,
+            internal::kTrackLiveBlocksByDefault);
+#endif
+}
+
+TEST(GlobalMallocAllocatorTest, IsOneInstance) {
+  EXPECT_EQ(&GlobalMallocAllocator(), &GlobalMallocAllocator());
+  EXPECT_EQ(GlobalMallocAllocator().name(), "malloc");
+}
+
+}  // namespace
+}  // namespace tessera
