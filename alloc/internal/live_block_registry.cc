@@ -2,6 +2,8 @@
 
 #include "alloc/internal/live_block_registry.h"
 
+#include <mutex>
+
 #include "absl/strings/str_format.h"
 
 namespace tessera {
@@ -9,7 +11,7 @@ namespace internal {
 
 void LiveBlockRegistry::Insert(const void* ptr, size_t bytes,
                                size_t alignment) {
-  absl::MutexLock lock(&mu_);
+  std::unique_lock<std::shared_mutex> lock(mu_);
   live_[ptr] = Block{bytes, alignment};
   freed_.erase(ptr);
 }
@@ -42,14 +44,14 @@ absl::Status LiveBlockRegistry::CheckLocked(
 absl::Status LiveBlockRegistry::Check(const void* ptr, size_t bytes,
                                       size_t alignment,
                                       ContractViolation* violation) const {
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock<std::shared_mutex> lock(mu_);
   return CheckLocked(ptr, bytes, alignment, violation);
 }
 
 absl::Status LiveBlockRegistry::Erase(const void* ptr, size_t bytes,
                                       size_t alignment,
                                       ContractViolation* violation) {
-  absl::MutexLock lock(&mu_);
+  std::unique_lock<std::shared_mutex> lock(mu_);
   absl::Status status = CheckLocked(ptr, bytes, alignment, violation);
   if (!status.ok()) return status;
   live_.erase(ptr);
@@ -59,7 +61,7 @@ absl::Status LiveBlockRegistry::Erase(const void* ptr, size_t bytes,
 
 void LiveBlockRegistry::Move(const void* from, const void* to, size_t bytes,
                              size_t alignment) {
-  absl::MutexLock lock(&mu_);
+  std::unique_lock<std::shared_mutex> lock(mu_);
   live_.erase(from);
   if (from != to) freed_.insert(from);
   live_[to] = Block{bytes, alignment};
@@ -67,7 +69,7 @@ void LiveBlockRegistry::Move(const void* from, const void* to, size_t bytes,
 }
 
 size_t LiveBlockRegistry::live_blocks() const {
-  absl::ReaderMutexLock lock(&mu_);
+  std::shared_lock<std::shared_mutex> lock(mu_);
   return live_.size();
 }
 

@@ -10,12 +10,11 @@
 #define TESSERA_ALLOC_INTERNAL_LIVE_BLOCK_REGISTRY_H_
 
 #include <cstddef>
+#include <shared_mutex>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
 #include "alloc/allocator.h"
 
 namespace tessera {
@@ -51,15 +50,18 @@ class LiveBlockRegistry {
     size_t bytes;
     size_t alignment;
   };
+  // Requires mu_ (shared or exclusive).
   absl::Status CheckLocked(const void* ptr, size_t bytes, size_t alignment,
-                           ContractViolation* violation) const
-      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+                           ContractViolation* violation) const;
 
-  mutable absl::Mutex mu_;
-  absl::flat_hash_map<const void*, Block> live_ ABSL_GUARDED_BY(mu_);
+  // std::shared_mutex rather than absl::Mutex: Debian's Abseil is not built
+  // with ThreadSanitizer annotations, so TSan cannot see absl::Mutex's
+  // happens-before edges and reports false races; pthread locks it intercepts.
+  mutable std::shared_mutex mu_;
+  absl::flat_hash_map<const void*, Block> live_;  // guarded by mu_
   // Addresses freed and not handed out again: tells a double free from a
-  // foreign pointer.
-  absl::flat_hash_set<const void*> freed_ ABSL_GUARDED_BY(mu_);
+  // foreign pointer. Guarded by mu_.
+  absl::flat_hash_set<const void*> freed_;
 };
 
 }  // namespace internal
