@@ -1,0 +1,142 @@
+// Copyright 2026 The Tessera Authors.
+//
+// -----------------------------------------------------------------------------
+// File: storage.h
+// -----------------------------------------------------------------------------
+//
+// `Storage` is the reference-counted byte buffer under every tensor, and
+// `StorageRef` the counted handle to it. It is what NEP 49 asks of a NumPy
+// array's memory: the buffer remembers the `tessera::Allocator` that made it
+// and is freed through that same allocator when the last reference goes,
+// whatever the scoped default allocator is by then.
+//
+// Two kinds:
+//   * Owned (`Storage::Allocate`): one block from the allocator holds a
+//     128-byte header (this object) followed by the data, so a tensor costs one
+//     allocation and one free. `zeroed` uses the allocator's zeroed path
+//     (calloc-like: large blocks are zero pages the kernel maps lazily).
+//   * Wrapped (`Storage::Wrap`): caller memory, never freed by Tessera; an
+//     optional release callback runs when the last reference goes. The header
+//     is then a separate block from the given allocator.
+//
+// Complexity: O(1) apart from the allocator's own cost; reference counting is
+// one atomic increment/decrement per copy/destruction of a `StorageRef`.
+//
+// Invariants:
+//   1. `data()` is non-null and aligned to `kDefaultAlignment` for owned
+//      storage; `size_bytes()` bytes from it are valid.
+//   2. The reference count is at least 1 while any `StorageRef` points here;
+//      the storage (header and data) is released exactly once, at zero.
+//   3. `allocator()` is the allocator the header block came from; the block
+//      is returned to it with the same size and alignment.
+//
+// Bad input: a size that overflows with the header returns InvalidArgument;
+// an allocator that returns nullptr gives ResourceExhausted naming the bytes
+// and the allocator, with nothing allocated.
+
+#ifndef TESSERA_TENSOR_STORAGE_H_
+#define TESSERA_TENSOR_STORAGE_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "alloc/allocator.h"
+
+namespace tessera {
+
+class StorageRef;
+
+class Storage {
+ public:
+  // Bytes reserved in front of the data of owned storage for this header.
+  static constexpr size_t kHeaderBytes = 128;
+
+  // Allocates `bytes` of data from `allocator` (uninitialised, or zero when
+  // `zeroed`).
+  static absl::StatusOr<StorageRef> Allocate(size_t bytes,
+                                             Allocator& allocator,
+                                             bool zeroed);
+
+  // Adopts caller memory [data, data + bytes). `release(data)` runs when the
+  // last reference goes (if set). The header comes from `header_allocator`.
+  // If the header cannot be allocated, `release` is NOT called and the
+  // caller keeps ownership of `data`.
+  static absl::StatusOr<StorageRef> Wrap(void* data, size_t bytes,
+                                         std::function<void(void*)> release,
+                                         Allocator& header_allocator);
+
+  void* data() const { return data_; }
+  size_t size_bytes() const { return bytes_; }
+  // The allocator this storage is freed through.
+  Allocator& allocator() const { return *allocator_; }
+  // True for storage made by `Allocate` (the data belongs to `allocator()`).
+  bool owns_data() const { return !wrapped_; }
+  int64_t ref_count() const { return refs_.load(std::memory_order_acquire); }
+
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+ private:
+  friend class StorageRef;
+
+  Storage(void* data, size_t bytes, Allocator* allocator, size_t block_bytes,
+          bool wrapped)
+      : data_(data),
+        bytes_(bytes),
+        allocator_(allocator),
+        block_bytes_(block_bytes),
+        wrapped_(wrapped) {}
+  ~Storage() = default;
+
+  void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void Unref();
+
+  std::atomic<int64_t> refs_{1};
+  void* data_;
+  size_t bytes_;
+  Allocator* allocator_;
+  // Size of the block this header lives in (header + data when owned).
+  size_t block_bytes_;
+  bool wrapped_;
+  // Wrapped storage only; heap use of std::function for large captures is the
+  // caller's choice.
+  std::function<void(void*)> release_;
+};
+
+// A counted reference to a `Storage`; null when default-constructed.
+class StorageRef {
+ public:
+  StorageRef() = default;
+  StorageRef(const StorageRef& other) : storage_(other.storage_) {
+    if (storage_ != nullptr) storage_->Ref();
+  }
+  StorageRef(StorageRef&& other) noexcept
+      : storage_(std::exchange(other.storage_, nullptr)) {}
+  StorageRef& operator=(StorageRef other) noexcept {
+    std::swap(storage_, other.storage_);
+    return *this;
+  }
+  ~StorageRef() {
+    if (storage_ != nullptr) storage_->Unref();
+  }
+
+  Storage* get() const { return storage_; }
+  Storage* operator->() const { return storage_; }
+  Storage& operator*() const { return *storage_; }
+  explicit operator bool() const { return storage_ != nullptr; }
+
+ private:
+  friend class Storage;
+  // Adopts one reference.
+  explicit StorageRef(Storage* storage) : storage_(storage) {}
+
+  Storage* storage_ = nullptr;
+};
+
+}  // namespace tessera
+
+#endif  // TESSERA_TENSOR_STORAGE_H_
