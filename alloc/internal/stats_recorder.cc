@@ -40,22 +40,28 @@ SlotRegistry& Registry() {
   return *registry;
 }
 
+// Owns the calling thread's slot and gives it back when the thread exits.
 struct ThreadSlotHolder {
   int slot = Registry().Acquire();
-  ~ThreadSlotHolder() { Registry().Release(slot); }
+  ~ThreadSlotHolder() {
+    Registry().Release(slot);
+    // Allocations from later thread-exit destructors use the shared slot.
+    slot = kThreadSlots;
+    tls_thread_slot_plus_one = kThreadSlots + 1;
+  }
 };
 
 }  // namespace
 
-int CurrentThreadSlot() {
+int AcquireThreadSlot() {
   static thread_local ThreadSlotHolder holder;
+  tls_thread_slot_plus_one = holder.slot + 1;
   return holder.slot;
 }
 
 AllocatorStats ConcurrentStatsRecorder::stats() const {
   AllocatorStats out;
-  uint64_t allocated = 0;
-  uint64_t freed = 0;
+  uint64_t net = 0;
   uint64_t peak = 0;
   for (int i = 0; i <= kThreadSlots; ++i) {
     const Slot& slot = slots_[i];
@@ -63,11 +69,10 @@ AllocatorStats ConcurrentStatsRecorder::stats() const {
     out.deallocations += slot.deallocations.load(std::memory_order_relaxed);
     out.reallocations += slot.reallocations.load(std::memory_order_relaxed);
     out.failed_requests += slot.failed_requests.load(std::memory_order_relaxed);
-    allocated += slot.bytes_allocated.load(std::memory_order_relaxed);
-    freed += slot.bytes_freed.load(std::memory_order_relaxed);
+    net += slot.net_bytes.load(std::memory_order_relaxed);
     peak = std::max(peak, slot.local_peak.load(std::memory_order_relaxed));
   }
-  out.bytes_in_use = allocated - freed;
+  out.bytes_in_use = net;
   uint64_t observed = observed_peak_.load(std::memory_order_relaxed);
   while (out.bytes_in_use > observed &&
          !observed_peak_.compare_exchange_weak(observed, out.bytes_in_use,

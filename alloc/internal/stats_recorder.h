@@ -58,7 +58,17 @@ class StatsRecorder {
 // every slot is taken. A slot is released when its thread exits and may then
 // be handed to a new thread, which continues its (cumulative) counters.
 inline constexpr int kThreadSlots = 64;
-int CurrentThreadSlot();
+
+// The slot cached for this thread, plus one (0: not assigned yet). Trivially
+// initialised, so reading it costs one TLS load and no guard.
+inline thread_local int tls_thread_slot_plus_one = 0;
+int AcquireThreadSlot();  // slow path: first use on this thread
+
+inline int CurrentThreadSlot() {
+  const int cached = tls_thread_slot_plus_one;
+  if (__builtin_expect(cached != 0, 1)) return cached - 1;
+  return AcquireThreadSlot();
+}
 
 class ConcurrentStatsRecorder {
  public:
@@ -68,25 +78,30 @@ class ConcurrentStatsRecorder {
 
   void RecordAllocation(size_t bytes) {
     Slot& slot = CurrentSlot();
-    Add(slot.allocations, 1, slot.shared);
-    Add(slot.bytes_allocated, bytes, slot.shared);
-    UpdateLocalPeak(slot);
+    if (slot.shared) return RecordShared(slot, slot.allocations, bytes);
+    Bump(slot.allocations);
+    AddNet(slot, static_cast<uint64_t>(bytes));
   }
   void RecordDeallocation(size_t bytes) {
     Slot& slot = CurrentSlot();
-    Add(slot.deallocations, 1, slot.shared);
-    Add(slot.bytes_freed, bytes, slot.shared);
+    if (slot.shared) return RecordShared(slot, slot.deallocations, 0 - static_cast<uint64_t>(bytes));
+    Bump(slot.deallocations);
+    AddNet(slot, 0 - static_cast<uint64_t>(bytes));
   }
   void RecordReallocation(size_t old_bytes, size_t new_bytes) {
     Slot& slot = CurrentSlot();
-    Add(slot.reallocations, 1, slot.shared);
-    Add(slot.bytes_allocated, new_bytes, slot.shared);
-    Add(slot.bytes_freed, old_bytes, slot.shared);
-    UpdateLocalPeak(slot);
+    const uint64_t delta = static_cast<uint64_t>(new_bytes) - old_bytes;
+    if (slot.shared) return RecordShared(slot, slot.reallocations, delta);
+    Bump(slot.reallocations);
+    AddNet(slot, delta);
   }
   void RecordFailure() {
     Slot& slot = CurrentSlot();
-    Add(slot.failed_requests, 1, slot.shared);
+    if (slot.shared) {
+      slot.failed_requests.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      Bump(slot.failed_requests);
+    }
   }
 
   AllocatorStats stats() const;
@@ -97,38 +112,40 @@ class ConcurrentStatsRecorder {
     std::atomic<uint64_t> deallocations{0};
     std::atomic<uint64_t> reallocations{0};
     std::atomic<uint64_t> failed_requests{0};
-    std::atomic<uint64_t> bytes_allocated{0};
-    std::atomic<uint64_t> bytes_freed{0};
-    // High-water mark of bytes_allocated - bytes_freed in this slot.
+    // Bytes allocated minus bytes freed through this slot, modulo 2^64: a
+    // consumer thread that frees what others allocated goes "negative".
+    std::atomic<uint64_t> net_bytes{0};
+    // High-water mark of net_bytes while it was positive.
     std::atomic<uint64_t> local_peak{0};
     // True only for the overflow slot, which several threads share.
     bool shared = false;
   };
 
-  static void Add(std::atomic<uint64_t>& counter, uint64_t delta,
-                  bool shared) {
-    if (shared) {
-      counter.fetch_add(delta, std::memory_order_relaxed);
-    } else {
-      // Single writer: a plain load and store, no lock prefix.
-      counter.store(counter.load(std::memory_order_relaxed) + delta,
-                    std::memory_order_relaxed);
-    }
+  // Single writer: a plain load and store, no lock prefix.
+  static void Bump(std::atomic<uint64_t>& counter) {
+    counter.store(counter.load(std::memory_order_relaxed) + 1,
+                  std::memory_order_relaxed);
   }
 
-  void UpdateLocalPeak(Slot& slot) {
-    if (slot.shared) return;
-    const uint64_t net = slot.bytes_allocated.load(std::memory_order_relaxed) -
-                         slot.bytes_freed.load(std::memory_order_relaxed);
-    // Another thread's frees can make a slot's net "negative" (wrapped);
-    // such a slot has no meaningful local peak.
+  static void AddNet(Slot& slot, uint64_t delta) {
+    const uint64_t net = slot.net_bytes.load(std::memory_order_relaxed) + delta;
+    slot.net_bytes.store(net, std::memory_order_relaxed);
     if (static_cast<int64_t>(net) > 0 &&
         net > slot.local_peak.load(std::memory_order_relaxed)) {
       slot.local_peak.store(net, std::memory_order_relaxed);
     }
   }
 
+  // The overflow slot is shared by several threads: atomic updates, and no
+  // local peak.
+  static void RecordShared(Slot& slot, std::atomic<uint64_t>& counter,
+                           uint64_t delta) {
+    counter.fetch_add(1, std::memory_order_relaxed);
+    slot.net_bytes.fetch_add(delta, std::memory_order_relaxed);
+  }
+
   Slot& CurrentSlot() { return slots_[CurrentThreadSlot()]; }
+
 
   struct Slots {
     Slots() { slot[kThreadSlots].shared = true; }

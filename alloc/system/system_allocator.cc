@@ -14,34 +14,193 @@
 namespace tessera {
 namespace {
 
-// The header `AlignedAllocator` keeps in the 16 bytes below each block whose
-// alignment exceeds 16. `check` ties the header to both addresses, so a
-// pointer whose header is anything else (a foreign pointer, or a block whose
-// header glibc already overwrote with its free-list links) is rejected.
+// ---------------------------------------------------------------------------
+// Block headers
+//
+// A block whose alignment exceeds malloc's 16 bytes is carved out of a larger
+// malloc'ed chunk and has a 16-byte header just below it:
+//
+//   raw (from malloc)    header (16 B)         block (aligned)
+//   |..... padding .....|  raw  |   tag    |  payload ...
+//
+// `tag` packs a 48-bit check of (raw, block) with the block's size class (see
+// the thread cache below) and a "cached" flag. A pointer whose header does not
+// check out is not one of ours (or was freed and overwritten by glibc) and is
+// reported instead of being handed to free().
+// ---------------------------------------------------------------------------
+
 struct BlockHeader {
-  void* raw;        // What malloc returned; what free() gets.
-  uintptr_t check;  // raw ^ block ^ kHeaderCookie.
+  void* raw;      // What malloc returned; what free() gets.
+  uint64_t tag;   // [63] cached, [62:48] size class, [47:0] check.
 };
 static_assert(sizeof(BlockHeader) == kDefaultAlignment,
               "the header must fit in malloc's own alignment slack");
 
-constexpr uintptr_t kHeaderCookie = 0x7e55e7a5a11c0c8dULL;
+constexpr uint64_t kHeaderCookie = 0x7e55e7a5a11c0c8dULL;
+constexpr int kSizeClassShift = 48;
+constexpr uint64_t kCheckMask = (uint64_t{1} << kSizeClassShift) - 1;
+constexpr uint64_t kCachedFlag = uint64_t{1} << 63;
 
-uintptr_t HeaderCheck(const void* raw, const void* block) {
-  return reinterpret_cast<uintptr_t>(raw) ^
-         reinterpret_cast<uintptr_t>(block) ^ kHeaderCookie;
+uint64_t HeaderTag(const void* raw, const void* block, uint32_t size_class) {
+  const uint64_t check = (reinterpret_cast<uintptr_t>(raw) ^
+                          reinterpret_cast<uintptr_t>(block) ^ kHeaderCookie) &
+                         kCheckMask;
+  return check | (uint64_t{size_class} << kSizeClassShift);
 }
 
 BlockHeader* HeaderOf(void* block) {
   return reinterpret_cast<BlockHeader*>(block) - 1;
 }
 
+// What a valid header says about its block.
+struct DecodedHeader {
+  void* raw = nullptr;  // nullptr: not a header this allocator wrote
+  uint32_t size_class = 0;
+  bool cached = false;  // the block sits in a thread cache: already freed
+};
+
+DecodedHeader DecodeHeader(void* block) {
+  const BlockHeader* header = HeaderOf(block);
+  const uint64_t tag = header->tag;
+  const uint32_t size_class =
+      static_cast<uint32_t>((tag & ~kCachedFlag) >> kSizeClassShift);
+  DecodedHeader decoded;
+  if ((tag & ~kCachedFlag) != HeaderTag(header->raw, block, size_class)) {
+    return decoded;
+  }
+  decoded.raw = header->raw;
+  decoded.size_class = size_class;
+  decoded.cached = (tag & kCachedFlag) != 0;
+  return decoded;
+}
+
 // Where the aligned block sits inside a raw allocation of bytes + alignment:
 // at least one header above `raw`, at most `alignment` above it (raw is
 // 16-aligned, so align_up(raw + 16) - raw <= alignment).
-char* PlaceBlock(void* raw, size_t alignment) {
+char* AlignedBlockIn(void* raw, size_t alignment) {
   const uintptr_t start = reinterpret_cast<uintptr_t>(raw) + sizeof(BlockHeader);
   return reinterpret_cast<char*>((start + alignment - 1) & ~(alignment - 1));
+}
+
+void WriteHeader(void* raw, void* block, uint32_t size_class) {
+  *HeaderOf(block) = BlockHeader{raw, HeaderTag(raw, block, size_class)};
+}
+
+char* PlaceBlock(void* raw, size_t alignment, uint32_t size_class) {
+  char* block = AlignedBlockIn(raw, alignment);
+  WriteHeader(raw, block, size_class);
+  return block;
+}
+
+// ---------------------------------------------------------------------------
+// Thread cache
+//
+// glibc's memalign path costs 5x a malloc round trip, and over-allocating by
+// the alignment pushes a 1 KiB request out of glibc's own thread cache
+// (tcache stops at 1032 bytes): both would make aligned allocation several
+// times dearer than malloc. So small aligned blocks (<= 1 KiB, alignment
+// 32..256) are kept, after free, in a small per-thread cache of free lists
+// (16 blocks per size and alignment class), as glibc's tcache does for plain
+// malloc. Cached blocks remain glibc memory with a valid header, marked
+// "cached" so that a second free is still caught. Any allocator instance with
+// the same alignment class may reuse them; a thread's cache is returned to
+// glibc when the thread exits.
+//
+// Off in sanitizer builds: a cache would hide use-after-free from ASan.
+// ---------------------------------------------------------------------------
+
+constexpr bool kThreadCacheEnabled = kSystemThreadCacheEnabled;
+
+constexpr size_t kCacheGranule = 16;
+constexpr size_t kMaxCachedBytes = 1024;
+constexpr uint32_t kCachedSizeClasses = kMaxCachedBytes / kCacheGranule;
+constexpr size_t kMinCachedAlignment = 32;
+constexpr size_t kMaxCachedAlignment = 256;
+constexpr int kCachedAlignmentClasses = 4;  // 32, 64, 128, 256
+constexpr uint32_t kMaxBlocksPerList = 16;
+
+// Size class of a header block: 1..64 for requests up to 1 KiB at a cached
+// alignment (the block then has class * 16 usable bytes), 0 otherwise.
+uint32_t SizeClassOf(size_t request, size_t alignment) {
+  if (!kThreadCacheEnabled || request > kMaxCachedBytes ||
+      alignment < kMinCachedAlignment || alignment > kMaxCachedAlignment) {
+    return 0;
+  }
+  return static_cast<uint32_t>((request + kCacheGranule - 1) / kCacheGranule);
+}
+
+size_t UsableBytes(size_t request, uint32_t size_class) {
+  return size_class != 0 ? size_class * kCacheGranule : request;
+}
+
+int AlignmentIndex(size_t alignment) {
+  return __builtin_ctzll(alignment) - 5;  // 32 -> 0 ... 256 -> 3
+}
+
+struct FreeList {
+  void* head;
+  uint32_t count;
+};
+
+struct ThreadCache {
+  FreeList lists[kCachedAlignmentClasses][kCachedSizeClasses + 1];
+};
+
+// Plain data, zero-initialised: no TLS guard on the hot path.
+thread_local ThreadCache tls_cache;
+// 0: no flusher registered yet; 1: active; 2: thread exiting, do not cache.
+thread_local int tls_cache_state = 0;
+
+void FlushThreadCache() {
+  for (auto& by_alignment : tls_cache.lists) {
+    for (FreeList& list : by_alignment) {
+      while (list.head != nullptr) {
+        void* block = list.head;
+        list.head = *static_cast<void**>(block);
+        std::free(HeaderOf(block)->raw);
+      }
+      list.count = 0;
+    }
+  }
+}
+
+struct ThreadCacheFlusher {
+  ~ThreadCacheFlusher() {
+    FlushThreadCache();
+    tls_cache_state = 2;
+  }
+};
+
+void RegisterFlusher() {
+  static thread_local ThreadCacheFlusher flusher;
+  (void)flusher;
+  tls_cache_state = 1;
+}
+
+// Takes a cached block of this class, or nullptr.
+void* PopCached(size_t alignment, uint32_t size_class) {
+  FreeList& list = tls_cache.lists[AlignmentIndex(alignment)][size_class];
+  void* block = list.head;
+  if (block == nullptr) return nullptr;
+  list.head = *static_cast<void**>(block);
+  --list.count;
+  HeaderOf(block)->tag &= ~kCachedFlag;
+  return block;
+}
+
+// Keeps a freed block for reuse; false if the cache is full or closing.
+bool PushCached(void* block, size_t alignment, uint32_t size_class) {
+  if (__builtin_expect(tls_cache_state != 1, 0)) {
+    if (tls_cache_state == 2) return false;
+    RegisterFlusher();
+  }
+  FreeList& list = tls_cache.lists[AlignmentIndex(alignment)][size_class];
+  if (list.count >= kMaxBlocksPerList) return false;
+  HeaderOf(block)->tag |= kCachedFlag;
+  *static_cast<void**>(block) = list.head;
+  list.head = block;
+  ++list.count;
+  return true;
 }
 
 size_t NextPowerOfTwoAlignment(size_t value) {
@@ -87,7 +246,30 @@ void SystemAllocator::MaybeAdviseHugePages(void* ptr,
   }
 }
 
-void* SystemAllocator::AllocateImpl(size_t bytes, size_t alignment,
+// The hot path, kept small enough to inline: a thread-cache hit for aligned
+// blocks, or plain malloc for small unaligned ones. Everything else (cache
+// miss, calloc, memalign, huge pages, the debug registry) is AllocateSlow.
+inline void* SystemAllocator::AllocateImpl(size_t bytes, size_t alignment,
+                                           bool zero) noexcept {
+  if (__builtin_expect(registry_ == nullptr && !zero, 1)) {
+    const size_t effective = EffectiveAlignment(alignment);
+    const size_t request = bytes == 0 ? 1 : bytes;
+    void* block = nullptr;
+    if (effective <= kDefaultAlignment) {
+      if (request < options_.huge_page_threshold) block = std::malloc(request);
+    } else if (UsesHeader(effective)) {
+      const uint32_t size_class = SizeClassOf(request, effective);
+      if (size_class != 0) block = PopCached(effective, size_class);
+    }
+    if (block != nullptr) {
+      stats_.RecordAllocation(bytes);
+      return block;
+    }
+  }
+  return AllocateSlow(bytes, alignment, zero);
+}
+
+void* SystemAllocator::AllocateSlow(size_t bytes, size_t alignment,
                                     bool zero) noexcept {
   const size_t effective = EffectiveAlignment(alignment);
   const size_t request = bytes == 0 ? 1 : bytes;  // a unique minimal block
@@ -96,12 +278,15 @@ void* SystemAllocator::AllocateImpl(size_t bytes, size_t alignment,
   if (effective <= kDefaultAlignment) {
     block = zero ? std::calloc(1, request) : std::malloc(request);
   } else if (UsesHeader(effective)) {
-    void* raw = zero ? std::calloc(1, request + effective)
-                     : std::malloc(request + effective);
-    if (raw != nullptr) {
-      char* placed = PlaceBlock(raw, effective);
-      *HeaderOf(placed) = BlockHeader{raw, HeaderCheck(raw, placed)};
-      block = placed;
+    const uint32_t size_class = SizeClassOf(request, effective);
+    if (size_class != 0) {
+      block = PopCached(effective, size_class);
+      if (block != nullptr && zero) std::memset(block, 0, request);
+    }
+    if (block == nullptr) {
+      const size_t raw_bytes = UsableBytes(request, size_class) + effective;
+      void* raw = zero ? std::calloc(1, raw_bytes) : std::malloc(raw_bytes);
+      if (raw != nullptr) block = PlaceBlock(raw, effective, size_class);
     }
   } else {
     if (posix_memalign(&block, effective, request) != 0) block = nullptr;
@@ -123,17 +308,6 @@ void* SystemAllocator::DoAllocateZeroed(size_t bytes,
   return AllocateImpl(bytes, alignment, /*zero=*/true);
 }
 
-void* SystemAllocator::RawPointer(void* ptr,
-                                  size_t effective_alignment) const noexcept {
-  if (!UsesHeader(effective_alignment)) return ptr;
-  if ((reinterpret_cast<uintptr_t>(ptr) & (effective_alignment - 1)) != 0) {
-    return nullptr;  // not even aligned as this block would be
-  }
-  const BlockHeader* header = HeaderOf(ptr);
-  if (header->check != HeaderCheck(header->raw, ptr)) return nullptr;
-  return header->raw;
-}
-
 absl::Status SystemAllocator::CheckOwnership(const void* ptr, size_t bytes,
                                              size_t alignment) const {
   if (registry_) {
@@ -145,33 +319,72 @@ absl::Status SystemAllocator::CheckOwnership(const void* ptr, size_t bytes,
     }
     return absl::OkStatus();
   }
-  if (RawPointer(const_cast<void*>(ptr), EffectiveAlignment(alignment)) ==
-      nullptr) {
+  const size_t effective = EffectiveAlignment(alignment);
+  if (!UsesHeader(effective)) return absl::OkStatus();  // cannot tell
+  if ((reinterpret_cast<uintptr_t>(ptr) & (effective - 1)) != 0) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s: %p is not aligned to %u, so it is not one of its blocks", name(),
+        ptr, effective));
+  }
+  const DecodedHeader header = DecodeHeader(const_cast<void*>(ptr));
+  if (header.raw == nullptr) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "%s: %p has no valid block header: foreign pointer or double free",
         name(), ptr));
   }
+  if (header.cached) {
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s: %p was already freed (double free)", name(), ptr));
+  }
   return absl::OkStatus();
+}
+
+bool SystemAllocator::EraseFromRegistry(void* ptr, size_t bytes,
+                                        size_t alignment) noexcept {
+  ContractViolation violation;
+  absl::Status status = registry_->Erase(ptr, bytes, alignment, &violation);
+  if (status.ok()) return true;
+  ReportContractViolation(name(), violation, ptr, status.message());
+  return false;
+}
+
+void SystemAllocator::ReportBadHeader(void* ptr, bool cached) const noexcept {
+  ReportContractViolation(
+      name(),
+      cached ? ContractViolation::kDoubleFree
+             : ContractViolation::kForeignPointer,
+      ptr,
+      cached ? "the block is already free (in the thread cache)"
+             : "no valid block header below the pointer");
 }
 
 void SystemAllocator::DoDeallocate(void* ptr, size_t bytes,
                                    size_t alignment) noexcept {
-  if (registry_) {
-    ContractViolation violation;
-    absl::Status status = registry_->Erase(ptr, bytes, alignment, &violation);
-    if (!status.ok()) {
-      ReportContractViolation(name(), violation, ptr, status.message());
-      return;  // never hand a bad pointer to free()
-    }
+  if (__builtin_expect(registry_ != nullptr, 0) &&
+      !EraseFromRegistry(ptr, bytes, alignment)) {
+    return;  // reported; never hand a bad pointer to free()
   }
-  void* raw = RawPointer(ptr, EffectiveAlignment(alignment));
-  if (raw == nullptr) {
-    ReportContractViolation(name(), ContractViolation::kForeignPointer, ptr,
-                            "no valid block header below the pointer");
+  const size_t effective = EffectiveAlignment(alignment);
+  if (!UsesHeader(effective)) {
+    stats_.RecordDeallocation(bytes);
+    std::free(ptr);
+    return;
+  }
+  // The header is checked in every build: it is what stands between a
+  // foreign pointer and glibc's free().
+  const DecodedHeader header =
+      (reinterpret_cast<uintptr_t>(ptr) & (effective - 1)) == 0
+          ? DecodeHeader(ptr)
+          : DecodedHeader{};
+  if (__builtin_expect(header.raw == nullptr || header.cached, 0)) {
+    ReportBadHeader(ptr, header.cached);
     return;
   }
   stats_.RecordDeallocation(bytes);
-  std::free(raw);
+  if (header.size_class != 0 && PushCached(ptr, effective, header.size_class)) {
+    return;
+  }
+  std::free(header.raw);
 }
 
 void* SystemAllocator::DoReallocate(void* ptr, size_t old_bytes,
@@ -180,36 +393,42 @@ void* SystemAllocator::DoReallocate(void* ptr, size_t old_bytes,
   const size_t effective = EffectiveAlignment(alignment);
   const size_t request = new_bytes == 0 ? 1 : new_bytes;
   if (request > max_allocation_size()) return CountFailure();
-  if (registry_) {
-    ContractViolation violation;
-    absl::Status status =
-        registry_->Check(ptr, old_bytes, alignment, &violation);
-    if (!status.ok()) {
-      ReportContractViolation(name(), violation, ptr, status.message());
-      return CountFailure();
-    }
+  if (absl::Status status = CheckOwnership(ptr, old_bytes, alignment);
+      !status.ok()) {
+    ReportContractViolation(name(),
+                            status.message().find("double free") !=
+                                    absl::string_view::npos
+                                ? ContractViolation::kDoubleFree
+                                : ContractViolation::kForeignPointer,
+                            ptr, status.message());
+    return CountFailure();
   }
   void* block = nullptr;
   if (effective <= kDefaultAlignment) {
     block = std::realloc(ptr, request);
   } else if (UsesHeader(effective)) {
-    void* raw = RawPointer(ptr, effective);
-    if (raw == nullptr) {
-      ReportContractViolation(name(), ContractViolation::kForeignPointer, ptr,
-                              "no valid block header below the pointer");
-      return CountFailure();
-    }
-    const size_t old_offset = static_cast<char*>(ptr) - static_cast<char*>(raw);
-    void* fresh_raw = std::realloc(raw, request + effective);
-    if (fresh_raw != nullptr) {
-      char* placed = PlaceBlock(fresh_raw, effective);
-      char* moved_to = static_cast<char*>(fresh_raw) + old_offset;
-      // realloc kept the bytes at the old offset; slide them to the new one.
-      if (moved_to != placed) {
-        std::memmove(placed, moved_to, old_bytes < request ? old_bytes : request);
+    const DecodedHeader header = DecodeHeader(ptr);
+    const size_t old_offset =
+        static_cast<char*>(ptr) - static_cast<char*>(header.raw);
+    const size_t old_usable = UsableBytes(old_bytes, header.size_class);
+    const uint32_t size_class = SizeClassOf(request, effective);
+    if (size_class != 0 && size_class == header.size_class) {
+      block = ptr;  // still fits its size class: nothing to move
+    } else {
+      void* fresh_raw = std::realloc(
+          header.raw, UsableBytes(request, size_class) + effective);
+      if (fresh_raw != nullptr) {
+        char* moved_to = static_cast<char*>(fresh_raw) + old_offset;
+        char* placed = AlignedBlockIn(fresh_raw, effective);
+        // realloc kept the bytes at the old offset; slide them to the new one
+        // before writing the header, which may overlap where they were.
+        if (moved_to != placed) {
+          const size_t keep = std::min(std::min(old_bytes, old_usable), request);
+          std::memmove(placed, moved_to, keep);
+        }
+        WriteHeader(fresh_raw, placed, size_class);
+        block = placed;
       }
-      *HeaderOf(placed) = BlockHeader{fresh_raw, HeaderCheck(fresh_raw, placed)};
-      block = placed;
     }
   } else {
     // posix_memalign blocks cannot be realloc'ed with their alignment kept.

@@ -13,8 +13,9 @@
 //   * `AlignedAllocator`: every block aligned to at least a fixed alignment
 //     (default 64, any power of two), without glibc's memalign path: it
 //     over-allocates by the alignment with malloc and keeps a 16-byte header
-//     just below the block, so an aligned round trip costs about what a
-//     malloc round trip costs.
+//     just below the block; small blocks (<= 1 KiB, alignment 32..256) are
+//     recycled through a per-thread cache, so an aligned round trip costs
+//     about what a malloc round trip costs.
 //   * `ZeroedAllocator`: every block reads as zero (calloc underneath, so
 //     large blocks are lazily zeroed by the kernel and pay at first touch).
 //
@@ -54,6 +55,15 @@
 #include "alloc/internal/stats_recorder.h"
 
 namespace tessera {
+
+// Whether AlignedAllocator/ZeroedAllocator recycle small blocks through a
+// per-thread cache. Off in sanitizer builds, where it would hide
+// use-after-free from ASan.
+#if defined(TESSERA_SANITIZER_BUILD)
+inline constexpr bool kSystemThreadCacheEnabled = false;
+#else
+inline constexpr bool kSystemThreadCacheEnabled = true;
+#endif
 
 // Blocks at least this large get MADV_HUGEPAGE by default (NumPy's threshold).
 inline constexpr size_t kDefaultHugePageThreshold = size_t{4} << 20;
@@ -111,9 +121,12 @@ class SystemAllocator : public Allocator {
            effective_alignment > kDefaultAlignment;
   }
   void* AllocateImpl(size_t bytes, size_t alignment, bool zero) noexcept;
-  // Finds the pointer malloc returned for `ptr`; nullptr if its header is not
-  // one this allocator wrote.
-  void* RawPointer(void* ptr, size_t effective_alignment) const noexcept;
+  __attribute__((noinline)) void* AllocateSlow(size_t bytes, size_t alignment,
+                                               bool zero) noexcept;
+  __attribute__((noinline, cold)) bool EraseFromRegistry(
+      void* ptr, size_t bytes, size_t alignment) noexcept;
+  __attribute__((noinline, cold)) void ReportBadHeader(
+      void* ptr, bool cached) const noexcept;
   void MaybeAdviseHugePages(void* ptr, size_t bytes) const noexcept;
 
   const size_t min_alignment_;
