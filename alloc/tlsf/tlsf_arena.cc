@@ -1,0 +1,1193 @@
+// Copyright 2026 The Tessera Authors.
+
+#include "alloc/tlsf/tlsf_arena.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TESSERA_TLSF_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TESSERA_TLSF_ASAN 1
+#endif
+#endif
+#ifdef TESSERA_TLSF_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace tessera {
+namespace {
+
+constexpr size_t kPageSize = 4096;
+
+uintptr_t AlignUp(uintptr_t value, size_t alignment) {
+  return (value + alignment - 1) & ~(uintptr_t{alignment} - 1);
+}
+uintptr_t AlignDown(uintptr_t value, size_t alignment) {
+  return value & ~(uintptr_t{alignment} - 1);
+}
+bool IsPowerOfTwo(size_t value) {
+  return value != 0 && (value & (value - 1)) == 0;
+}
+int Log2(size_t value) { return 63 - __builtin_clzll(value); }
+
+void* MmapMemory(size_t bytes, void*) {
+  void* ptr = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return ptr == MAP_FAILED ? nullptr : ptr;
+}
+void MunmapMemory(void* ptr, size_t bytes, void*) { munmap(ptr, bytes); }
+
+// Arena ids start at 1 so that a default-constructed Handle (id 0) never
+// matches an arena.
+std::atomic<uint32_t> g_next_arena_id{1};
+
+}  // namespace
+
+SystemMemory DefaultSystemMemory() {
+  return SystemMemory{&MmapMemory, &MunmapMemory, nullptr};
+}
+
+// ---------------------------------------------------------------------------
+// Construction, regions, destruction.
+// ---------------------------------------------------------------------------
+
+TlsfArena::TlsfArena(const TlsfArenaOptions& options)
+    : Allocator("tlsf"),
+      options_(options),
+      granule_(options.granularity),
+      granule_shift_(Log2(options.granularity)),
+      max_block_(options.max_block_size & ~(options.granularity - 1)),
+      carve_bytes_(std::max<size_t>(sizeof(Node), options.granularity)),
+      arena_id_(g_next_arena_id.fetch_add(1, std::memory_order_relaxed)) {
+  for (auto& row : heads_) row.fill(kNil);
+}
+
+namespace {
+
+absl::Status ValidateOptions(const TlsfArenaOptions& options) {
+  if (!IsPowerOfTwo(options.granularity) || options.granularity < 16 ||
+      options.granularity > 4096) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tlsf: granularity %u is not a power of two in [16, 4096]",
+        options.granularity));
+  }
+  if (!IsPowerOfTwo(options.arena_alignment) ||
+      options.arena_alignment > kMaxArenaAlignment) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tlsf: arena alignment %u is not a power of two no larger than %u",
+        options.arena_alignment, kMaxArenaAlignment));
+  }
+  if (options.max_block_size < options.granularity ||
+      options.max_block_size > (size_t{1} << 48)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tlsf: max block size %u is not in [granularity %u, 2^48]",
+        options.max_block_size, options.granularity));
+  }
+  if (options.system_memory.map == nullptr ||
+      options.system_memory.unmap == nullptr) {
+    return absl::InvalidArgumentError("tlsf: system memory hooks are null");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<TlsfArena>> TlsfArena::Create(
+    const TlsfArenaOptions& options) {
+  if (absl::Status s = ValidateOptions(options); !s.ok()) return s;
+  std::unique_ptr<TlsfArena> arena(new TlsfArena(options));
+  if (absl::Status s = arena->AddSystemRegion(options.arena_bytes); !s.ok()) {
+    return s;
+  }
+  return arena;
+}
+
+absl::StatusOr<std::unique_ptr<TlsfArena>> TlsfArena::CreateOver(
+    void* memory, size_t bytes, ReleaseCallback release,
+    const TlsfArenaOptions& options) {
+  if (absl::Status s = ValidateOptions(options); !s.ok()) return s;
+  if (memory == nullptr) {
+    return absl::InvalidArgumentError("tlsf: arena memory is null");
+  }
+  std::unique_ptr<TlsfArena> arena(new TlsfArena(options));
+  if (absl::Status s = arena->AddRegionImpl(static_cast<char*>(memory), bytes,
+                                            /*system=*/false,
+                                            std::move(release));
+      !s.ok()) {
+    return s;
+  }
+  return arena;
+}
+
+TlsfArena::~TlsfArena() {
+  for (int r = 0; r < num_regions_; ++r) {
+    Region& region = regions_[r];
+    Unpoison(region.memory, region.memory_bytes);
+    if (region.system) {
+      options_.system_memory.unmap(region.memory, region.memory_bytes,
+                                   options_.system_memory.context);
+    } else if (region.release) {
+      region.release(region.memory, region.memory_bytes);
+    }
+  }
+}
+
+absl::Status TlsfArena::AddRegion(void* memory, size_t bytes,
+                                  ReleaseCallback release) {
+  if (memory == nullptr) {
+    return absl::InvalidArgumentError("tlsf: region memory is null");
+  }
+  return AddRegionImpl(static_cast<char*>(memory), bytes, /*system=*/false,
+                       std::move(release));
+}
+
+absl::Status TlsfArena::AddSystemRegion(size_t bytes) {
+  if (num_regions_ == kMaxRegions) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "tlsf: arena already has the maximum of %d regions", kMaxRegions));
+  }
+  if (bytes > (size_t{1} << 47)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tlsf: region of %u bytes is too large", bytes));
+  }
+  const size_t mapped = AlignUp(bytes, kPageSize);
+  void* memory =
+      options_.system_memory.map(mapped, options_.system_memory.context);
+  if (memory == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("tlsf: cannot map a region of %u bytes", mapped));
+  }
+  // The region is what was asked for (so a too-small request still fails);
+  // the whole mapping is unmapped.
+  absl::Status s =
+      AddRegionImpl(static_cast<char*>(memory), bytes, /*system=*/true, {});
+  if (s.ok()) {
+    regions_[num_regions_ - 1].memory_bytes = mapped;
+  } else {
+    options_.system_memory.unmap(memory, mapped,
+                                 options_.system_memory.context);
+  }
+  return s;
+}
+
+absl::Status TlsfArena::AddRegionImpl(char* memory, size_t bytes, bool system,
+                                      ReleaseCallback release) {
+  if (num_regions_ == kMaxRegions) {
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "tlsf: arena already has the maximum of %d regions", kMaxRegions));
+  }
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(memory);
+  if (bytes > UINTPTR_MAX - begin) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tlsf: region [%p, +%u) wraps the address space", memory, bytes));
+  }
+  const uintptr_t start = AlignUp(begin, granule_);
+  const uintptr_t stop = AlignDown(begin + bytes, granule_);
+  const size_t base_alignment = std::max(granule_, options_.arena_alignment);
+  // The index covers every granule of [start, stop), a slight overestimate
+  // of [base, end) that keeps the arithmetic simple.
+  const size_t granules = stop > start ? (stop - start) >> granule_shift_ : 0;
+  const size_t index_bytes = AlignUp(granules * sizeof(uint32_t), granule_);
+  const uintptr_t base = AlignUp(start + index_bytes, base_alignment);
+  const size_t needed = granule_ + carve_bytes_;
+  if (stop <= start || base >= stop || stop - base < needed) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tlsf: region of %u bytes at %p is too small for one %u-byte block "
+        "plus its metadata (%u bytes of pointer index, %u of nodes)",
+        bytes, memory, granule_, index_bytes, carve_bytes_));
+  }
+  const int r = num_regions_;
+  Region& region = regions_[r];
+  region.memory = memory;
+  region.memory_bytes = bytes;
+  region.index = reinterpret_cast<uint32_t*>(start);
+  region.base = reinterpret_cast<char*>(base);
+  region.end = reinterpret_cast<char*>(stop);
+  region.floor = region.end - carve_bytes_;
+  region.system = system;
+  region.release = std::move(release);
+  segs_[r] = reinterpret_cast<Node*>(region.end);
+  ++num_regions_;
+
+  const uint32_t carved = static_cast<uint32_t>(carve_bytes_ / sizeof(Node));
+  region.carved = carved;
+  carved_total_ += carved;
+  const uint32_t first = static_cast<uint32_t>(r) << kLocalBits;
+  for (uint32_t local = carved; local-- > 1;) {
+    Node* n = N(first | local);
+    n->addr = nullptr;
+    n->size_flags = kFlagRecycled;
+    n->prev_phys = n->next_phys = n->prev_free = kNil;
+    n->next_free = recycled_head_;
+    recycled_head_ = first | local;
+    ++recycled_count_;
+  }
+  Node* n = N(first);
+  n->addr = region.base;
+  n->size_flags = 0;
+  n->prev_phys = n->next_phys = n->prev_free = n->next_free = kNil;
+  SetSizeFlags(n, static_cast<size_t>(region.floor - region.base), kFlagFree);
+  InsertFree(first);
+  region.last = first;
+  PoisonFree(region.base, static_cast<size_t>(region.floor - region.base));
+  return absl::OkStatus();
+}
+
+bool TlsfArena::Grow(size_t need) {
+  // Round up as FindFit does, so that the new block is found by the class
+  // search itself.
+  size_t u = need >> granule_shift_;
+  if (u >= kSlCount) u += (size_t{1} << (Log2(u) - kSlLog)) - 1;
+  const size_t block = u << granule_shift_;
+  // The pointer index takes 4 bytes of every granule of the region, so the
+  // region must be block + fixed costs, scaled by G / (G - 4).
+  const size_t fixed = 2 * carve_bytes_ +
+                       std::max(granule_, options_.arena_alignment) +
+                       2 * granule_ + kPageSize;
+  const size_t scaled =
+      (block + fixed) / (granule_ - sizeof(uint32_t)) * granule_ + granule_;
+  const size_t bytes = std::max(options_.growth_region_bytes, scaled);
+  return AddSystemRegion(bytes).ok();
+}
+
+int TlsfArena::RegionOf(const void* ptr) const {
+  const char* p = static_cast<const char*>(ptr);
+  for (int r = 0; r < num_regions_; ++r) {
+    if (p >= regions_[r].base && p < regions_[r].floor) return r;
+  }
+  return -1;
+}
+
+// ---------------------------------------------------------------------------
+// Sanitizer annotations: free payloads are poisoned in ASan builds, so a read
+// through a stale pointer is reported where it happens.
+// ---------------------------------------------------------------------------
+
+void TlsfArena::PoisonFree(const char* addr, size_t size) const {
+#ifdef TESSERA_TLSF_ASAN
+  ASAN_POISON_MEMORY_REGION(addr, size);
+#else
+  (void)addr;
+  (void)size;
+#endif
+}
+
+void TlsfArena::Unpoison(const char* addr, size_t size) const {
+#ifdef TESSERA_TLSF_ASAN
+  ASAN_UNPOISON_MEMORY_REGION(addr, size);
+#else
+  (void)addr;
+  (void)size;
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Size classes, lists and metadata nodes.
+// ---------------------------------------------------------------------------
+
+void TlsfArena::SetSizeFlags(Node* n, uint64_t size, uint64_t flags) {
+  const uint64_t was_pending = n->size_flags & kFlagPending;
+  pending_blocks_ += ((flags & kFlagPending) != 0) - (was_pending != 0);
+  n->size_flags = size | flags;
+}
+
+// Size in granules u: classes (0, u) for u < 32 hold exactly u granules;
+// above, first level f = log2(u) - 4 and second level s = the next five bits.
+void TlsfArena::MapInsert(size_t size, int* fl, int* sl) const {
+  const size_t u = size >> granule_shift_;
+  if (u < kSlCount) {
+    *fl = 0;
+    *sl = static_cast<int>(u);
+  } else {
+    const int msb = Log2(u);
+    *fl = msb - kSlLog + 1;
+    *sl = static_cast<int>((u >> (msb - kSlLog)) ^ kSlCount);
+  }
+}
+
+uint32_t TlsfArena::FindFit(size_t size) const {
+  // Round the request up to the next class boundary, so that every block in
+  // the class found is large enough: no walk along the list.
+  size_t u = size >> granule_shift_;
+  if (u >= kSlCount) u += (size_t{1} << (Log2(u) - kSlLog)) - 1;
+  int fl, sl;
+  MapInsert(u << granule_shift_, &fl, &sl);
+  uint32_t sl_map = sl_bitmap_[fl] & (~0u << sl);
+  if (sl_map == 0) {
+    const uint64_t fl_map =
+        fl + 1 < kFlCount ? fl_bitmap_ & (~uint64_t{0} << (fl + 1)) : 0;
+    if (fl_map != 0) {
+      fl = __builtin_ctzll(fl_map);
+      sl_map = sl_bitmap_[fl];
+    }
+  }
+  if (sl_map != 0) return heads_[fl][__builtin_ctz(sl_map)];
+  // Nothing in a class above: the head of the request's own class may still
+  // fit (one comparison, still O(1)). This matters when the arena is nearly
+  // full.
+  MapInsert(size, &fl, &sl);
+  const uint32_t head = heads_[fl][sl];
+  if (head != kNil && SizeOf(N(head)) >= size) return head;
+  return kNil;
+}
+
+void TlsfArena::InsertFree(uint32_t i) {
+  Node* n = N(i);
+  n->size_flags |= kFlagFree;
+  const size_t size = SizeOf(n);
+  int fl, sl;
+  MapInsert(size, &fl, &sl);
+  const uint32_t head = heads_[fl][sl];
+  n->prev_free = kNil;
+  n->next_free = head;
+  if (head != kNil) N(head)->prev_free = i;
+  heads_[fl][sl] = i;
+  fl_bitmap_ |= uint64_t{1} << fl;
+  sl_bitmap_[fl] |= 1u << sl;
+  free_bytes_ += size;
+  ++free_blocks_;
+}
+
+void TlsfArena::RemoveFree(uint32_t i) {
+  Node* n = N(i);
+  const size_t size = SizeOf(n);
+  int fl, sl;
+  MapInsert(size, &fl, &sl);
+  if (n->prev_free != kNil) {
+    N(n->prev_free)->next_free = n->next_free;
+  } else {
+    heads_[fl][sl] = n->next_free;
+    if (n->next_free == kNil) {
+      sl_bitmap_[fl] &= ~(1u << sl);
+      if (sl_bitmap_[fl] == 0) fl_bitmap_ &= ~(uint64_t{1} << fl);
+    }
+  }
+  if (n->next_free != kNil) N(n->next_free)->prev_free = n->prev_free;
+  n->prev_free = n->next_free = kNil;
+  free_bytes_ -= size;
+  --free_blocks_;
+}
+
+uint32_t TlsfArena::PopNode() {
+  const uint32_t i = recycled_head_;
+  if (i == kNil) return kNil;
+  recycled_head_ = N(i)->next_free;
+  --recycled_count_;
+  return i;
+}
+
+void TlsfArena::RecycleNode(uint32_t i) {
+  Node* n = N(i);
+  SetSizeFlags(n, 0, kFlagRecycled);
+  n->addr = nullptr;
+  n->prev_phys = n->next_phys = n->prev_free = kNil;
+  n->next_free = recycled_head_;
+  recycled_head_ = i;
+  ++recycled_count_;
+}
+
+// Takes one carve unit from the top of the first region whose last block is
+// free, turning it into metadata nodes on the recycled list.
+bool TlsfArena::CarveNodes() {
+  const uint32_t count = static_cast<uint32_t>(carve_bytes_ / sizeof(Node));
+  for (int r = 0; r < num_regions_; ++r) {
+    Region& region = regions_[r];
+    const uint32_t tail = region.last;
+    Node* t = N(tail);
+    if (!IsFree(t) || region.carved + count >= kLocalMask) continue;
+    const size_t size = SizeOf(t);
+    if (size > carve_bytes_) {
+      // Unlink before resizing: the list is found from the size.
+      RemoveFree(tail);
+      t->size_flags -= carve_bytes_;
+      InsertFree(tail);
+    } else if (size == carve_bytes_ && t->prev_phys != kNil) {
+      RemoveFree(tail);
+      region.last = t->prev_phys;
+      N(region.last)->next_phys = kNil;
+      RecycleNode(tail);
+    } else {
+      continue;
+    }
+    region.floor -= carve_bytes_;
+    Unpoison(region.floor, carve_bytes_);
+    const uint32_t first = static_cast<uint32_t>(r) << kLocalBits;
+    for (uint32_t k = 0; k < count; ++k) {
+      const uint32_t i = first | (region.carved + k);
+      Node* n = N(i);
+      n->addr = nullptr;
+      n->size_flags = kFlagRecycled;
+      n->prev_phys = n->next_phys = n->prev_free = kNil;
+      n->next_free = recycled_head_;
+      recycled_head_ = i;
+    }
+    region.carved += count;
+    recycled_count_ += count;
+    carved_total_ += count;
+    return true;
+  }
+  return false;
+}
+
+void TlsfArena::EnsureNodes(uint32_t count) {
+  while (recycled_count_ < count && CarveNodes()) {
+  }
+}
+
+void TlsfArena::LinkBelow(uint32_t fresh, uint32_t upper) {
+  Node* f = N(fresh);
+  Node* u = N(upper);
+  f->prev_phys = u->prev_phys;
+  f->next_phys = upper;
+  if (u->prev_phys != kNil) N(u->prev_phys)->next_phys = fresh;
+  u->prev_phys = fresh;
+}
+
+// ---------------------------------------------------------------------------
+// Allocation and free.
+// ---------------------------------------------------------------------------
+
+void TlsfArena::NoteAllocated(uint32_t i) {
+  Node* n = N(i);
+  const size_t size = SizeOf(n);
+  used_bytes_ += size;
+  if (used_bytes_ > peak_used_) peak_used_ = used_bytes_;
+  const Region& r0 = regions_[0];
+  if (n->addr >= r0.base && n->addr < r0.floor) {
+    r0.index[static_cast<size_t>(n->addr - r0.base) >> granule_shift_] = i;
+    const uint64_t end = static_cast<uint64_t>(n->addr - r0.base) + size;
+    if (end > high_water_) high_water_ = end;
+  } else {
+    const Region& region = regions_[RegionOf(n->addr)];
+    region.index[static_cast<size_t>(n->addr - region.base) >>
+                 granule_shift_] = i;
+  }
+  Unpoison(n->addr, size);
+}
+
+// Blocks split low: the allocated part (or an aligned request's leading gap)
+// takes a fresh node below the free block, whose node keeps the upper part.
+// So the node of a region's last block changes only when that block is
+// carved away or absorbed by a Realloc.
+uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignment,
+                               Failure* why) {
+  if (recycled_count_ < 2) EnsureNodes(2);
+  const bool aligned = alignment > granule_;
+  const size_t need = aligned ? rounded + alignment - granule_ : rounded;
+  uint32_t b = FindFit(need);
+  if (b == kNil) {
+    if (options_.grow && Grow(need)) b = FindFit(need);
+    if (b == kNil) {
+      *why = Failure::kOutOfMemory;
+      return kNil;
+    }
+  }
+  RemoveFree(b);
+  Node* nb = N(b);
+  const uint64_t b_flags = nb->size_flags & kFlagMask;
+  if (aligned) {
+    const uintptr_t addr = reinterpret_cast<uintptr_t>(nb->addr);
+    const size_t gap = AlignUp(addr, alignment) - addr;
+    if (gap != 0) {
+      const uint32_t g = PopNode();
+      if (g != kNil) {
+        LinkBelow(g, b);
+        Node* ng = N(g);
+        ng->addr = nb->addr;
+        // A free lower neighbour is possible only beside a pending block.
+        SetSizeFlags(ng, gap,
+                     kFlagFree | (IsFreeIdx(ng->prev_phys) ? kFlagPending : 0));
+        InsertFree(g);
+      } else if (IsFreeIdx(nb->prev_phys)) {
+        const uint32_t p = nb->prev_phys;
+        RemoveFree(p);
+        N(p)->size_flags += gap;
+        InsertFree(p);
+      } else {
+        InsertFree(b);
+        *why = Failure::kMetadata;
+        return kNil;
+      }
+      nb->addr += gap;
+      SetSizeFlags(nb, SizeOf(nb) - gap, b_flags);
+    }
+  }
+  const size_t size = SizeOf(nb);
+  if (size - rounded >= granule_) {
+    const uint32_t a = PopNode();
+    if (a != kNil) {
+      LinkBelow(a, b);
+      Node* na = N(a);
+      na->addr = nb->addr;
+      SetSizeFlags(na, rounded, 0);
+      nb->addr += rounded;
+      SetSizeFlags(nb, size - rounded,
+                   kFlagFree |
+                       (IsFreeIdx(nb->next_phys) ? kFlagPending : 0));
+      InsertFree(b);
+      NoteAllocated(a);
+      return a;
+    }
+    ++unsplit_;
+  }
+  SetSizeFlags(nb, size, 0);
+  NoteAllocated(b);
+  return b;
+}
+
+// The freed block absorbs free lower neighbours; free upper neighbours absorb
+// it (the upper node survives, see AllocBlock).
+void TlsfArena::FreeBlock(uint32_t b, int scan_window) {
+  Node* nb = N(b);
+  size_t size = SizeOf(nb);
+  used_bytes_ -= size;
+  PoisonFree(nb->addr, size);
+  if (scan_window <= 0) {
+    const bool beside_free =
+        IsFreeIdx(nb->prev_phys) || IsFreeIdx(nb->next_phys);
+    SetSizeFlags(nb, size, kFlagFree | (beside_free ? kFlagPending : 0));
+    InsertFree(b);
+    return;
+  }
+  for (int k = 0; k < scan_window; ++k) {
+    const uint32_t p = nb->prev_phys;
+    if (!IsFreeIdx(p)) break;
+    Node* np = N(p);
+    RemoveFree(p);
+    nb->addr = np->addr;
+    size += SizeOf(np);
+    nb->prev_phys = np->prev_phys;
+    if (nb->prev_phys != kNil) N(nb->prev_phys)->next_phys = b;
+    RecycleNode(p);
+  }
+  uint32_t cur = b;
+  Node* nc = nb;
+  for (int k = 0; k < scan_window; ++k) {
+    const uint32_t n = nc->next_phys;
+    if (!IsFreeIdx(n)) break;
+    Node* nn = N(n);
+    RemoveFree(n);
+    nn->addr = nc->addr;
+    size += SizeOf(nn);
+    nn->prev_phys = nc->prev_phys;
+    if (nn->prev_phys != kNil) N(nn->prev_phys)->next_phys = n;
+    RecycleNode(cur);
+    cur = n;
+    nc = nn;
+  }
+  const bool beside_free = IsFreeIdx(nc->prev_phys) || IsFreeIdx(nc->next_phys);
+  SetSizeFlags(nc, size, kFlagFree | (beside_free ? kFlagPending : 0));
+  InsertFree(cur);
+}
+
+bool TlsfArena::ResizeInPlace(uint32_t i, size_t new_size) {
+  Node* n = N(i);
+  const size_t old_size = SizeOf(n);
+  if (new_size == old_size) return true;
+  const uint32_t next = n->next_phys;
+  if (new_size < old_size) {
+    const size_t tail = old_size - new_size;
+    if (IsFreeIdx(next)) {
+      // The free upper neighbour grows down over the tail.
+      RemoveFree(next);
+      N(next)->addr -= tail;
+      N(next)->size_flags += tail;
+      InsertFree(next);
+    } else {
+      EnsureNodes(1);
+      const uint32_t t = PopNode();
+      if (t == kNil) return false;
+      Node* nt = N(t);
+      nt->prev_phys = i;
+      nt->next_phys = next;
+      if (next != kNil) {
+        N(next)->prev_phys = t;
+      } else {
+        regions_[RegionOf(n->addr)].last = t;
+      }
+      n->next_phys = t;
+      nt->addr = n->addr + new_size;
+      SetSizeFlags(nt, tail, kFlagFree);
+      InsertFree(t);
+    }
+    SetSizeFlags(n, new_size, 0);
+    used_bytes_ -= tail;
+    PoisonFree(n->addr + new_size, tail);
+    return true;
+  }
+  const size_t extra = new_size - old_size;
+  if (!IsFreeIdx(next)) return false;
+  Node* nn = N(next);
+  const size_t next_size = SizeOf(nn);
+  if (next_size < extra) return false;
+  RemoveFree(next);
+  if (next_size > extra) {
+    nn->addr += extra;
+    nn->size_flags -= extra;
+    InsertFree(next);
+  } else {
+    n->next_phys = nn->next_phys;
+    if (nn->next_phys != kNil) {
+      N(nn->next_phys)->prev_phys = i;
+    } else {
+      regions_[RegionOf(n->addr)].last = i;
+    }
+    RecycleNode(next);
+  }
+  SetSizeFlags(n, new_size, 0);
+  used_bytes_ += extra;
+  if (used_bytes_ > peak_used_) peak_used_ = used_bytes_;
+  const Region& r0 = regions_[0];
+  if (n->addr >= r0.base && n->addr < r0.floor) {
+    const uint64_t end = static_cast<uint64_t>(n->addr - r0.base) + new_size;
+    if (end > high_water_) high_water_ = end;
+  }
+  Unpoison(n->addr + old_size, extra);
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Validation of requests, handles and pointers.
+// ---------------------------------------------------------------------------
+
+absl::Status TlsfArena::ValidateRequest(size_t size, size_t alignment,
+                                        size_t* rounded) const {
+  if (alignment != 0 && !IsPowerOfTwo(alignment)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tlsf: alignment %u is not a power of two", alignment));
+  }
+  if (alignment > kMaxArenaAlignment) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tlsf: alignment %u exceeds the supported maximum %u",
+                        alignment, kMaxArenaAlignment));
+  }
+  if (!RoundUpChecked(size == 0 ? 1 : size, granule_, rounded)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "tlsf: size %u rounded up to the granularity %u overflows size_t",
+        size, granule_));
+  }
+  if (*rounded > max_block_) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tlsf: size %u exceeds the max block size %u", size,
+                        max_block_));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TlsfArena::ValidateHandle(const Handle& handle) const {
+  if (handle.arena_id_ == 0 || handle.address_ == nullptr) {
+    return absl::InvalidArgumentError(
+        "tlsf: empty (default-constructed) handle");
+  }
+  if (handle.arena_id_ != arena_id_) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "tlsf: handle of %p belongs to arena #%u, not to this arena #%u",
+        handle.address_, handle.arena_id_, arena_id_));
+  }
+  const uint32_t i = handle.node_;
+  const int r = static_cast<int>(i >> kLocalBits);
+  if (r >= num_regions_ || (i & kLocalMask) >= regions_[r].carved) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "tlsf: handle of %p names no metadata node (%u)", handle.address_, i));
+  }
+  const Node* n = N(i);
+  if (n->addr != handle.address_ ||
+      (n->size_flags & (kFlagFree | kFlagRecycled)) != 0) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "tlsf: double free: the block at %p is not live (already freed)",
+        handle.address_));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TlsfArena::LookupPointer(const void* ptr, uint32_t* node,
+                                      ContractViolation* violation) const {
+  *violation = ContractViolation::kForeignPointer;
+  const int r = RegionOf(ptr);
+  if (r < 0) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "tlsf: %p is not allocated from this arena (outside its regions)",
+        ptr));
+  }
+  const Region& region = regions_[r];
+  const size_t offset =
+      static_cast<size_t>(static_cast<const char*>(ptr) - region.base);
+  if ((offset & (granule_ - 1)) != 0) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "tlsf: %p is an interior pointer, not at a block boundary", ptr));
+  }
+  const uint32_t i = region.index[offset >> granule_shift_];
+  const int ir = static_cast<int>(i >> kLocalBits);
+  if (ir < num_regions_ && (i & kLocalMask) < regions_[ir].carved) {
+    const Node* n = N(i);
+    if (n->addr == ptr && (n->size_flags & (kFlagFree | kFlagRecycled)) == 0) {
+      *node = i;
+      return absl::OkStatus();
+    }
+    const char* p = static_cast<const char*>(ptr);
+    if ((n->size_flags & kFlagRecycled) != 0 ||
+        (IsFree(n) && p >= n->addr && p < n->addr + SizeOf(n))) {
+      *violation = ContractViolation::kDoubleFree;
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "tlsf: double free: %p is not a live block (already freed)", ptr));
+    }
+  }
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "tlsf: %p is not the start of a live block (interior pointer)", ptr));
+}
+
+// ---------------------------------------------------------------------------
+// The seed's API.
+// ---------------------------------------------------------------------------
+
+absl::StatusOr<Handle> TlsfArena::Alloc(size_t size, size_t alignment) {
+  size_t rounded;
+  if (absl::Status s = ValidateRequest(size, alignment, &rounded); !s.ok()) {
+    stats_.RecordFailure();
+    return s;
+  }
+  Failure why = Failure::kNone;
+  const uint32_t i = AllocBlock(rounded, alignment, &why);
+  if (i == kNil) {
+    stats_.RecordFailure();
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        why == Failure::kMetadata
+            ? "tlsf: no metadata node left for the leading gap of %u bytes "
+              "aligned to %u"
+            : "tlsf: out of memory allocating %u bytes aligned to %u",
+        size, std::max(alignment, granule_)));
+  }
+  const Handle handle = MakeHandle(i);
+  stats_.RecordAllocation(handle.size());
+  return handle;
+}
+
+bool TlsfArena::TryAlloc(size_t size, Handle* out, size_t alignment) {
+  // alignment 0 means the granularity.
+  if (size > max_block_ || (alignment & (alignment - 1)) != 0 ||
+      alignment > kMaxArenaAlignment) {
+    stats_.RecordFailure();
+    return false;
+  }
+  const size_t rounded =
+      (std::max<size_t>(size, 1) + granule_ - 1) & ~(granule_ - 1);
+  Failure why;
+  const uint32_t i = AllocBlock(rounded, alignment, &why);
+  if (i == kNil) {
+    stats_.RecordFailure();
+    return false;
+  }
+  *out = MakeHandle(i);
+  stats_.RecordAllocation(out->size());
+  return true;
+}
+
+absl::Status TlsfArena::Free(const Handle& handle, int scan_window) {
+  if (absl::Status s = ValidateHandle(handle); !s.ok()) {
+    stats_.RecordFailure();
+    return s;
+  }
+  stats_.RecordDeallocation(SizeOf(N(handle.node_)));
+  FreeBlock(handle.node_, scan_window);
+  return absl::OkStatus();
+}
+
+bool TlsfArena::TryFree(const Handle& handle, int scan_window) {
+  const uint32_t i = handle.node_;
+  const int r = static_cast<int>(i >> kLocalBits);
+  if (handle.arena_id_ == arena_id_ && r < num_regions_ &&
+      (i & kLocalMask) < regions_[r].carved) {
+    const Node* n = N(i);
+    if (n->addr == handle.address_ &&
+        (n->size_flags & (kFlagFree | kFlagRecycled)) == 0) {
+      stats_.RecordDeallocation(SizeOf(n));
+      FreeBlock(i, scan_window);
+      return true;
+    }
+  }
+  const absl::Status s = ValidateHandle(handle);
+  stats_.RecordFailure();
+  ReportContractViolation(
+      name(),
+      absl::IsFailedPrecondition(s) && handle.arena_id_ == arena_id_
+          ? ContractViolation::kDoubleFree
+          : ContractViolation::kForeignPointer,
+      handle.address_, s.message());
+  return false;
+}
+
+absl::Status TlsfArena::Free(void* ptr, int scan_window) {
+  if (ptr == nullptr) return absl::OkStatus();
+  uint32_t i;
+  ContractViolation violation;
+  if (absl::Status s = LookupPointer(ptr, &i, &violation); !s.ok()) {
+    stats_.RecordFailure();
+    return s;
+  }
+  stats_.RecordDeallocation(SizeOf(N(i)));
+  FreeBlock(i, scan_window);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Handle> TlsfArena::HandleOf(void* ptr) const {
+  uint32_t i;
+  ContractViolation violation;
+  if (absl::Status s = LookupPointer(ptr, &i, &violation); !s.ok()) return s;
+  return MakeHandle(i);
+}
+
+absl::StatusOr<Handle> TlsfArena::Realloc(const Handle& handle,
+                                          size_t new_size, size_t alignment) {
+  if (absl::Status s = ValidateHandle(handle); !s.ok()) {
+    stats_.RecordFailure();
+    return s;
+  }
+  size_t rounded;
+  if (absl::Status s = ValidateRequest(new_size, alignment, &rounded);
+      !s.ok()) {
+    stats_.RecordFailure();
+    return s;
+  }
+  const uint32_t i = handle.node_;
+  const size_t old_size = SizeOf(N(i));
+  const bool aligned_here =
+      (reinterpret_cast<uintptr_t>(handle.address_) &
+       (std::max(alignment, granule_) - 1)) == 0;
+  if (aligned_here && ResizeInPlace(i, rounded)) {
+    const Handle resized = MakeHandle(i);
+    stats_.RecordReallocation(old_size, resized.size());
+    return resized;
+  }
+  Failure why = Failure::kNone;
+  const uint32_t fresh = AllocBlock(rounded, alignment, &why);
+  if (fresh == kNil) {
+    stats_.RecordFailure();
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "tlsf: out of memory reallocating %p from %u to %u bytes; the old "
+        "block is still valid",
+        handle.address_, old_size, new_size));
+  }
+  const Handle moved = MakeHandle(fresh);
+  std::memcpy(moved.address(), handle.address_,
+              std::min(old_size, moved.size()));
+  FreeBlock(i, kDefaultScanWindow);
+  stats_.RecordReallocation(old_size, moved.size());
+  return moved;
+}
+
+// ---------------------------------------------------------------------------
+// The generic Allocator interface.
+// ---------------------------------------------------------------------------
+
+void* TlsfArena::DoAllocate(size_t bytes, size_t alignment) noexcept {
+  if (bytes > max_block_ || alignment > kMaxArenaAlignment) {
+    return CountFailure();
+  }
+  const size_t rounded =
+      (std::max<size_t>(bytes, 1) + granule_ - 1) & ~(granule_ - 1);
+  Failure why;
+  const uint32_t i = AllocBlock(rounded, alignment, &why);
+  if (i == kNil) return CountFailure();
+  stats_.RecordAllocation(SizeOf(N(i)));
+  return N(i)->addr;
+}
+
+void TlsfArena::DoDeallocate(void* ptr, size_t bytes,
+                             size_t alignment) noexcept {
+  uint32_t i;
+  ContractViolation violation;
+  if (absl::Status s = LookupPointer(ptr, &i, &violation); !s.ok()) {
+    stats_.RecordFailure();
+    ReportContractViolation(name(), violation, ptr, s.message());
+    return;
+  }
+  stats_.RecordDeallocation(SizeOf(N(i)));
+  FreeBlock(i, kDefaultScanWindow);
+}
+
+void* TlsfArena::DoReallocate(void* ptr, size_t old_bytes, size_t new_bytes,
+                              size_t alignment) noexcept {
+  uint32_t i;
+  ContractViolation violation;
+  if (absl::Status s = LookupPointer(ptr, &i, &violation); !s.ok()) {
+    ReportContractViolation(name(), violation, ptr, s.message());
+    return CountFailure();
+  }
+  absl::StatusOr<Handle> resized = Realloc(MakeHandle(i), new_bytes, alignment);
+  return resized.ok() ? resized->address() : nullptr;
+}
+
+absl::Status TlsfArena::CheckOwnership(const void* ptr, size_t bytes,
+                                       size_t alignment) const {
+  uint32_t i;
+  ContractViolation violation;
+  return LookupPointer(ptr, &i, &violation);
+}
+
+// ---------------------------------------------------------------------------
+// Collect, statistics, integrity.
+// ---------------------------------------------------------------------------
+
+CollectReport TlsfArena::Collect(const CollectOptions& options) {
+  CollectReport report;
+  for (int r = 0; r < num_regions_; ++r) {
+    const Region& region = regions_[r];
+    for (uint32_t x = region.last; x != kNil; x = N(x)->prev_phys) {
+      Node* n = N(x);
+      if (!IsFree(n)) continue;
+      if (IsFreeIdx(n->prev_phys)) {
+        RemoveFree(x);
+        size_t size = SizeOf(n);
+        while (IsFreeIdx(n->prev_phys)) {
+          const uint32_t p = n->prev_phys;
+          Node* np = N(p);
+          RemoveFree(p);
+          n->addr = np->addr;
+          size += SizeOf(np);
+          n->prev_phys = np->prev_phys;
+          if (n->prev_phys != kNil) N(n->prev_phys)->next_phys = x;
+          RecycleNode(p);
+          ++report.blocks_merged;
+        }
+        SetSizeFlags(n, size, kFlagFree);
+        InsertFree(x);
+        ++report.runs_merged;
+      } else {
+        // The list a block is on depends on its size only: no relink.
+        SetSizeFlags(n, SizeOf(n), kFlagFree);
+      }
+      if (options.release_pages && region.system &&
+          SizeOf(n) >= options.release_threshold) {
+        const uintptr_t begin =
+            AlignUp(reinterpret_cast<uintptr_t>(n->addr), kPageSize);
+        const uintptr_t end =
+            AlignDown(reinterpret_cast<uintptr_t>(n->addr) + SizeOf(n),
+                      kPageSize);
+        if (end > begin &&
+            madvise(reinterpret_cast<void*>(begin), end - begin,
+                    MADV_DONTNEED) == 0) {
+          report.bytes_released += end - begin;
+        }
+      }
+    }
+  }
+  return report;
+}
+
+TlsfStats TlsfArena::Stats() const {
+  TlsfStats s;
+  const AllocatorStats& base = stats_.stats();
+  s.bytes_in_use = used_bytes_;
+  s.peak_bytes_in_use = peak_used_;
+  s.free_bytes = free_bytes_;
+  if (fl_bitmap_ != 0) {
+    const int fl = Log2(fl_bitmap_);
+    const int sl = 31 - __builtin_clz(sl_bitmap_[fl]);
+    for (uint32_t x = heads_[fl][sl]; x != kNil; x = N(x)->next_free) {
+      s.largest_free_block = std::max<uint64_t>(s.largest_free_block,
+                                                SizeOf(N(x)));
+    }
+  }
+  s.free_blocks = free_blocks_;
+  s.pending_free_blocks = pending_blocks_;
+  s.live_blocks = base.live_allocations();
+  s.metadata_nodes_carved = carved_total_;
+  s.metadata_nodes_in_use = carved_total_ - recycled_count_;
+  s.metadata_bytes = carved_total_ * sizeof(Node);
+  for (int r = 0; r < num_regions_; ++r) {
+    const Region& region = regions_[r];
+    s.index_bytes += static_cast<uint64_t>(
+        region.base - reinterpret_cast<char*>(region.index));
+    s.region_bytes += region.memory_bytes;
+  }
+  s.high_water_offset = high_water_;
+  s.allocations = base.allocations;
+  s.frees = base.deallocations;
+  s.failures = base.failed_requests;
+  s.unsplit_for_metadata = unsplit_;
+  s.regions = static_cast<uint64_t>(num_regions_);
+  return s;
+}
+
+absl::Status TlsfArena::CheckIntegrity() const {
+  auto violated = [](int number, const std::string& what) {
+    return absl::InternalError(
+        absl::StrFormat("tlsf: invariant %d violated: %s", number, what));
+  };
+  // Guards every walk: no chain or list is longer than the nodes that exist.
+  const uint64_t max_walk = carved_total_ + 1;
+  auto valid_index = [this](uint32_t i) {
+    const int r = static_cast<int>(i >> kLocalBits);
+    return r < num_regions_ && (i & kLocalMask) < regions_[r].carved;
+  };
+
+  // 1. Address chains cover each region exactly.
+  uint64_t chain_nodes = 0;
+  for (int r = 0; r < num_regions_; ++r) {
+    const Region& region = regions_[r];
+    const char* expected_end = region.floor;
+    uint32_t upper = kNil;
+    uint64_t steps = 0;
+    for (uint32_t x = region.last; x != kNil; x = N(x)->prev_phys) {
+      if (!valid_index(x) || ++steps > max_walk) {
+        return violated(1, absl::StrFormat(
+                               "region %d: chain reaches bad node %u", r, x));
+      }
+      const Node* n = N(x);
+      const size_t size = SizeOf(n);
+      if ((n->size_flags & kFlagRecycled) != 0 || size < granule_ ||
+          (size & (granule_ - 1)) != 0 || n->next_phys != upper ||
+          n->addr + size != expected_end || n->addr < region.base) {
+        return violated(
+            1, absl::StrFormat("region %d: block node %u [%p, +%u) does not "
+                               "end at %p or is badly linked",
+                               r, x, n->addr, size, expected_end));
+      }
+      expected_end = n->addr;
+      upper = x;
+    }
+    if (expected_end != region.base) {
+      return violated(1, absl::StrFormat("region %d: chain starts at %p, not "
+                                         "at the base %p",
+                                         r, expected_end, region.base));
+    }
+    chain_nodes += steps;
+  }
+
+  // 2. No two adjacent free blocks unless one is pending.
+  uint64_t free_count = 0, pending_count = 0, live_count = 0;
+  uint64_t free_sum = 0, used_sum = 0;
+  for (int r = 0; r < num_regions_; ++r) {
+    for (uint32_t x = regions_[r].last; x != kNil; x = N(x)->prev_phys) {
+      const Node* n = N(x);
+      if (IsFree(n)) {
+        ++free_count;
+        free_sum += SizeOf(n);
+        if ((n->size_flags & kFlagPending) != 0) ++pending_count;
+        if (IsFreeIdx(n->prev_phys)) {
+          const Node* p = N(n->prev_phys);
+          if (((n->size_flags | p->size_flags) & kFlagPending) == 0) {
+            return violated(2, absl::StrFormat(
+                                   "free blocks at %p and %p are adjacent and "
+                                   "neither is pending",
+                                   p->addr, n->addr));
+          }
+        }
+      } else {
+        ++live_count;
+        used_sum += SizeOf(n);
+      }
+    }
+  }
+
+  // 3. Every free block is on the list its size maps to, and only there.
+  uint64_t listed = 0;
+  for (int fl = 0; fl < kFlCount; ++fl) {
+    for (uint32_t sl = 0; sl < kSlCount; ++sl) {
+      uint32_t prev = kNil;
+      for (uint32_t x = heads_[fl][sl]; x != kNil; x = N(x)->next_free) {
+        if (!valid_index(x) || ++listed > max_walk) {
+          return violated(3, absl::StrFormat("list (%d, %u) reaches bad node "
+                                             "%u or loops",
+                                             fl, sl, x));
+        }
+        const Node* n = N(x);
+        int f, s;
+        MapInsert(SizeOf(n), &f, &s);
+        if (!IsFree(n) || (n->size_flags & kFlagRecycled) != 0 ||
+            f != fl || s != static_cast<int>(sl) || n->prev_free != prev) {
+          return violated(
+              3, absl::StrFormat("node %u (block %p, %u bytes) on list (%d, "
+                                 "%u) is not a free block of that class",
+                                 x, n->addr, SizeOf(n), fl, sl));
+        }
+        prev = x;
+      }
+    }
+  }
+  if (listed != free_count) {
+    return violated(3, absl::StrFormat("%u list entries for %u free blocks",
+                                       listed, free_count));
+  }
+
+  // 4. Bitmaps match list emptiness.
+  for (int fl = 0; fl < kFlCount; ++fl) {
+    uint32_t expected = 0;
+    for (uint32_t sl = 0; sl < kSlCount; ++sl) {
+      if (heads_[fl][sl] != kNil) expected |= 1u << sl;
+    }
+    const bool fl_bit = (fl_bitmap_ >> fl) & 1;
+    if (sl_bitmap_[fl] != expected || fl_bit != (expected != 0)) {
+      return violated(4, absl::StrFormat("row %d: bitmap %#x (first level %d) "
+                                         "but lists say %#x",
+                                         fl, sl_bitmap_[fl], fl_bit,
+                                         expected));
+    }
+  }
+
+  // 5. The recycled-node list.
+  uint64_t recycled = 0;
+  for (uint32_t x = recycled_head_; x != kNil; x = N(x)->next_free) {
+    if (!valid_index(x) || ++recycled > max_walk ||
+        N(x)->size_flags != kFlagRecycled) {
+      return violated(5, absl::StrFormat("recycled list reaches node %u, "
+                                         "which is not a recycled node",
+                                         x));
+    }
+  }
+  uint64_t carved_sum = 0;
+  for (int r = 0; r < num_regions_; ++r) carved_sum += regions_[r].carved;
+  if (recycled != recycled_count_ || carved_sum != carved_total_ ||
+      chain_nodes + recycled != carved_total_) {
+    return violated(5, absl::StrFormat(
+                           "%u recycled (count says %u) + %u in chains != %u "
+                           "carved (regions say %u)",
+                           recycled, recycled_count_, chain_nodes,
+                           carved_total_, carved_sum));
+  }
+
+  // 6. Pointer index entries of live blocks.
+  for (int r = 0; r < num_regions_; ++r) {
+    const Region& region = regions_[r];
+    for (uint32_t x = region.last; x != kNil; x = N(x)->prev_phys) {
+      const Node* n = N(x);
+      if (IsFree(n)) continue;
+      const uint32_t entry =
+          region.index[static_cast<size_t>(n->addr - region.base) >>
+                       granule_shift_];
+      if (entry != x) {
+        return violated(6, absl::StrFormat("index entry of live block %p is "
+                                           "%u, not its node %u",
+                                           n->addr, entry, x));
+      }
+    }
+  }
+
+  // 7. Statistics equal a recount.
+  const AllocatorStats& base = stats_.stats();
+  if (used_sum != used_bytes_ || free_sum != free_bytes_ ||
+      free_count != free_blocks_ || pending_count != pending_blocks_ ||
+      live_count != base.live_allocations() ||
+      base.bytes_in_use != used_bytes_) {
+    return violated(
+        7, absl::StrFormat("recount: %u used, %u free bytes, %u free, %u "
+                           "pending, %u live; stats: %u (%u), %u, %u, %u, %u",
+                           used_sum, free_sum, free_count, pending_count,
+                           live_count, used_bytes_, base.bytes_in_use,
+                           free_bytes_, free_blocks_, pending_blocks_,
+                           base.live_allocations()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tessera

@@ -1,0 +1,424 @@
+// Copyright 2026 The Tessera Authors.
+//
+// -----------------------------------------------------------------------------
+// File: tlsf_arena.h
+// -----------------------------------------------------------------------------
+//
+// `TlsfArena` is a two-level segregated fit (TLSF) allocator over one
+// contiguous arena, plus optional growth regions. It is for workloads that
+// want bounded, constant-time allocation from a fixed budget of memory: a
+// tensor engine's scratch arena, a real-time loop, a per-request heap.
+// Single-threaded by design; `LockedTlsfArena` (locked_tlsf_arena.h) wraps it
+// for shared use.
+//
+// Layout. Every region (the arena, and each growth region) is laid out as
+//
+//   [ pointer index | blocks ................ | metadata nodes ]
+//   ^ region start    ^ base                   ^ floor         ^ end
+//
+// Blocks are headerless: a caller's block holds only caller data. Each block
+// (free or allocated) is described by a 32-byte `Node` in the metadata area,
+// which is carved from the region's tail one granule at a time (taking it from
+// the last block, which must be free) and grows down towards the blocks. A
+// node no longer needed (its block merged into a neighbour) goes on a recycled
+// list and is reused before any new node is carved, so metadata stays
+// proportional to the number of blocks. Nodes are named by 32-bit indices
+// (6 bits of region, 26 bits of slot), which keeps the node at 32 bytes and
+// the hot metadata dense in cache.
+//
+// Nodes are linked in address order (`prev_phys`/`next_phys`), so freeing a
+// block merges it with both physical neighbours in O(1) with no block header
+// to read. Free blocks also sit on one of 64 x 32 segregated lists: the first
+// level is the power of two of the size in granules, the second level splits
+// each power of two into 32 linear steps. A 64-bit first-level bitmap and
+// 32-bit second-level bitmaps, searched with count-trailing-zeros, find a
+// list whose every block fits the (class-rounded) request.
+//
+// Free by pointer is O(1) through the pointer index: one uint32 per granule of
+// the region, holding the node index of the block that starts there. It costs
+// 4 bytes per granule (6.25% of the arena's address space at the default
+// 64-byte granularity) but only pages where blocks start are ever touched,
+// and it is validated on every use (the node must say it starts at exactly
+// that pointer and is allocated), so stale or garbage entries are harmless.
+//
+// Complexity: Alloc, aligned Alloc, Free (immediate or deferred), in-place
+// Realloc and free by handle are O(1): a bounded number of bitmap scans and
+// list splices, no list walk. Free by pointer is O(regions) (at most 64, and
+// the first region is checked first). Growing the arena maps a region.
+// Collect() and CheckIntegrity() walk every block: O(blocks).
+//
+// Invariants (CheckIntegrity checks each, in this order, and names the first
+// one violated by its number):
+//   1. Each region's address chain covers [base, floor) exactly: blocks are
+//      granule multiples, each starts where the previous ends, the back links
+//      agree with the forward links, and the last block is the region's tail.
+//   2. No two physically adjacent blocks are both free unless at least one is
+//      pending (freed with a scan window of 0, or left beside one by a split).
+//   3. Every free block is on the list its size maps to and on no other list;
+//      every list entry is a free block with consistent list links.
+//   4. The first-level bitmap has bit f set iff some second-level list in row
+//      f is non-empty; the second-level bitmap bit (f, s) is set iff list
+//      (f, s) is non-empty.
+//   5. The metadata free list holds exactly the recycled nodes, each marked
+//      recycled, and carved = nodes in address chains + recycled nodes.
+//   6. Every allocated block's pointer index entry names its node.
+//   7. The statistics equal a recount: allocated and free bytes, free and
+//      pending block counts, live blocks = allocations - frees.
+//
+// Bad input never corrupts the arena:
+//   * Size 0 is a request for a minimal block (one granule).
+//   * A size above the max block size, a size whose rounding overflows, a
+//     non-power-of-two alignment or one above `kMaxArenaAlignment` fail:
+//     false/nullptr on the hot path, InvalidArgument naming the value on the
+//     checked path. Out of memory is ResourceExhausted; so is an aligned
+//     request that needs a metadata node for its leading gap when none can be
+//     carved. A plain request that finds no node for its split remainder is
+//     served whole (the block is larger than asked; `Handle::size` says so).
+//   * Double free, a handle of another arena, a default-constructed handle,
+//     an interior or foreign pointer: FailedPrecondition / InvalidArgument on
+//     the checked path (`Free`), ReportContractViolation on the hot path
+//     (`TryFree`, `Deallocate`). The arena is left untouched. A handle whose
+//     block was freed and whose node and address were then reused by a new
+//     block cannot be told from a handle of that new block.
+//   * An arena too small for one block plus its metadata fails `Create`.
+//
+// Statistics: `AllocatorStats::bytes_in_use` counts usable (granule-rounded)
+// bytes, not requested bytes: a block freed by handle or pointer does not say
+// what was requested for it.
+
+#ifndef TESSERA_ALLOC_TLSF_TLSF_ARENA_H_
+#define TESSERA_ALLOC_TLSF_TLSF_ARENA_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "alloc/allocator.h"
+#include "alloc/internal/stats_recorder.h"
+
+namespace tessera {
+
+// The largest alignment the arena serves: beyond it the over-allocation an
+// aligned request needs is itself unreasonable for an arena.
+inline constexpr size_t kMaxArenaAlignment = size_t{1} << 20;
+
+// Merges up to this many free neighbours on each side of a freed block (the
+// seed's `collectScanWindow`). With immediate coalescing there is at most one
+// on each side; a larger window also absorbs runs left by deferred frees.
+inline constexpr int kDefaultScanWindow = 4;
+
+// Where system memory comes from, so that tests can see (and forbid) it.
+// `map` returns `bytes` of zeroed, page-aligned memory or nullptr.
+struct SystemMemory {
+  void* (*map)(size_t bytes, void* context);
+  void (*unmap)(void* ptr, size_t bytes, void* context);
+  void* context = nullptr;
+};
+// mmap/munmap of private anonymous memory (MAP_NORESERVE).
+SystemMemory DefaultSystemMemory();
+
+struct TlsfArenaOptions {
+  // Size of the arena `Create` maps (index, blocks and metadata included).
+  size_t arena_bytes = size_t{64} << 20;
+  // Alignment of the arena's first block; a power of two >= granularity.
+  size_t arena_alignment = 64;
+  // Largest block one request may ask for.
+  size_t max_block_size = size_t{32} << 20;
+  // Every block is a multiple of this, and aligned to it. Power of two,
+  // 16 <= granularity <= 4096.
+  size_t granularity = 64;
+  // When no free block fits, map a new region of at least
+  // `growth_region_bytes` from `system_memory` (and retry). Off by default:
+  // an arena that does not grow never calls `system_memory` after `Create`.
+  bool grow = false;
+  size_t growth_region_bytes = size_t{64} << 20;
+  SystemMemory system_memory = DefaultSystemMemory();
+};
+
+// What the arena looks like now. All O(1) except `largest_free_block`, which
+// reads the top non-empty size class (one list, in practice one block).
+struct TlsfStats {
+  uint64_t bytes_in_use = 0;         // allocated block bytes
+  uint64_t peak_bytes_in_use = 0;    // highest bytes_in_use
+  uint64_t free_bytes = 0;           // free block bytes
+  uint64_t largest_free_block = 0;   // bytes
+  uint64_t free_blocks = 0;
+  uint64_t pending_free_blocks = 0;  // free blocks that may have a free neighbour
+  uint64_t live_blocks = 0;
+  uint64_t metadata_nodes_in_use = 0;  // nodes describing a block
+  uint64_t metadata_nodes_carved = 0;  // in use + recycled
+  uint64_t metadata_bytes = 0;         // carved nodes x 32
+  uint64_t index_bytes = 0;            // pointer index address space
+  // Highest end offset of any block ever allocated in the first region,
+  // measured from its first block.
+  uint64_t high_water_offset = 0;
+  uint64_t allocations = 0;
+  uint64_t frees = 0;
+  uint64_t failures = 0;
+  // Requests served whole because no metadata node was left for the split.
+  uint64_t unsplit_for_metadata = 0;
+  uint64_t regions = 0;
+  uint64_t region_bytes = 0;  // total bytes of all regions
+
+  // 1 - largest free block / total free bytes: 0 when all free memory is one
+  // block (or there is none), towards 1 as it shatters.
+  double fragmentation() const {
+    return free_bytes == 0 ? 0.0
+                           : 1.0 - static_cast<double>(largest_free_block) /
+                                       static_cast<double>(free_bytes);
+  }
+};
+
+// What `Collect` did.
+struct CollectReport {
+  uint64_t runs_merged = 0;     // runs of adjacent free blocks made one
+  uint64_t blocks_merged = 0;   // blocks absorbed into a neighbour
+  uint64_t bytes_released = 0;  // whole pages returned to the OS
+};
+
+struct CollectOptions {
+  // Return the whole pages inside free blocks of at least
+  // `release_threshold` bytes to the OS (MADV_DONTNEED). Only for regions the
+  // arena mapped itself: caller memory is never advised.
+  bool release_pages = false;
+  size_t release_threshold = size_t{1} << 20;
+};
+
+class TlsfArena;
+
+// A block handed out by `Alloc`. Copyable, does not own the block: free it
+// with `TlsfArena::Free`. A default-constructed Handle is empty.
+class Handle {
+ public:
+  Handle() = default;
+
+  void* address() const { return address_; }
+  // Usable bytes: the request rounded up to the granularity (or more).
+  size_t size() const { return size_; }
+  bool empty() const { return address_ == nullptr; }
+
+  absl::Span<std::byte> span() const {
+    return absl::Span<std::byte>(static_cast<std::byte*>(address_), size_);
+  }
+  // Byte access; bounds-checked (abort with a message) in debug builds.
+  std::byte& operator[](size_t i) const {
+#ifndef NDEBUG
+    if (i >= size_) {
+      std::fprintf(stderr, "tessera: Handle[%zu] out of bounds (size %zu)\n",
+                   i, size_);
+      std::abort();
+    }
+#endif
+    return static_cast<std::byte*>(address_)[i];
+  }
+
+ private:
+  friend class TlsfArena;
+  Handle(void* address, size_t size, uint32_t node, uint32_t arena_id)
+      : address_(address), size_(size), node_(node), arena_id_(arena_id) {}
+
+  void* address_ = nullptr;
+  size_t size_ = 0;
+  uint32_t node_ = 0;
+  uint32_t arena_id_ = 0;  // 0: no arena
+};
+
+class TlsfArena final : public Allocator {
+ public:
+  // Called with the memory given to `CreateOver`/`AddRegion` when the arena
+  // is destroyed.
+  using ReleaseCallback = std::function<void(void* memory, size_t bytes)>;
+
+  // Maps a fresh arena of `options.arena_bytes`. InvalidArgument for bad
+  // options or an arena too small for one block and its metadata;
+  // ResourceExhausted if the memory cannot be mapped.
+  static absl::StatusOr<std::unique_ptr<TlsfArena>> Create(
+      const TlsfArenaOptions& options = {});
+
+  // An arena over caller memory; `release` (may be empty) gets it back on
+  // destruction. `options.arena_bytes` is ignored.
+  static absl::StatusOr<std::unique_ptr<TlsfArena>> CreateOver(
+      void* memory, size_t bytes, ReleaseCallback release,
+      const TlsfArenaOptions& options = {});
+
+  ~TlsfArena() override;
+
+  // ---- The seed's API. ----
+
+  // A block of at least `size` bytes aligned to max(alignment, granularity).
+  absl::StatusOr<Handle> Alloc(size_t size, size_t alignment = 0);
+  // Hot-path form: false (counted) instead of a Status.
+  bool TryAlloc(size_t size, Handle* out, size_t alignment = 0);
+
+  // Frees a block. `scan_window >= 1` merges it with up to that many free
+  // neighbours on each side now; 0 defers merging to `Collect`.
+  absl::Status Free(const Handle& handle, int scan_window = kDefaultScanWindow);
+  // Hot-path form: a bad handle is reported through ReportContractViolation
+  // and returns false.
+  bool TryFree(const Handle& handle, int scan_window = kDefaultScanWindow);
+  // Free by pointer: `ptr` must be the address of a live block.
+  absl::Status Free(void* ptr, int scan_window = kDefaultScanWindow);
+
+  // Resizes in place when the next block allows (grow) or always (shrink),
+  // else moves (keeping `alignment`). On failure the old block is intact.
+  absl::StatusOr<Handle> Realloc(const Handle& handle, size_t new_size,
+                                 size_t alignment = 0);
+
+  // The handle of the live block at `ptr`, or an error as for Free(ptr).
+  absl::StatusOr<Handle> HandleOf(void* ptr) const;
+
+  // Merges every run of adjacent free blocks; optionally returns free pages.
+  CollectReport Collect(const CollectOptions& options = {});
+
+  // ---- Growth. ----
+
+  // Adds caller memory as a new region. InvalidArgument if it is too small,
+  // ResourceExhausted past 64 regions.
+  absl::Status AddRegion(void* memory, size_t bytes, ReleaseCallback release);
+  // Maps `bytes` from the options' system memory as a new region.
+  absl::Status AddSystemRegion(size_t bytes);
+
+  // ---- Introspection. ----
+
+  TlsfStats Stats() const;
+  AllocatorStats stats() const override { return stats_.stats(); }
+  absl::Status CheckIntegrity() const override;
+  size_t max_allocation_size() const override { return max_block_; }
+  size_t granularity() const { return granule_; }
+  // Whether `ptr` lies inside one of this arena's block areas.
+  bool Contains(const void* ptr) const { return RegionOf(ptr) >= 0; }
+
+  // A 32-byte metadata node (public for the static_assert and tests).
+  struct Node {
+    char* addr;           // first byte of the block
+    uint64_t size_flags;  // size in bytes (granule multiple) | kFlag* bits
+    uint32_t prev_phys;   // lower neighbour in address order, or kNil
+    uint32_t next_phys;   // upper neighbour in address order, or kNil
+    uint32_t prev_free;   // segregated list links (next_free also links
+    uint32_t next_free;   //   the recycled-node list)
+  };
+  static_assert(sizeof(Node) == 32, "metadata nodes must stay 32 bytes");
+
+ protected:
+  void* DoAllocate(size_t bytes, size_t alignment) noexcept override;
+  void* DoReallocate(void* ptr, size_t old_bytes, size_t new_bytes,
+                     size_t alignment) noexcept override;
+  void DoDeallocate(void* ptr, size_t bytes, size_t alignment) noexcept override;
+  absl::Status CheckOwnership(const void* ptr, size_t bytes,
+                              size_t alignment) const override;
+  void* CountFailure() noexcept override {
+    stats_.RecordFailure();
+    return nullptr;
+  }
+
+ private:
+  friend class LockedTlsfArena;  // forwards CountFailure under its lock
+
+  static constexpr int kSlLog = 5;
+  static constexpr uint32_t kSlCount = 1u << kSlLog;
+  static constexpr int kFlCount = 64;
+  static constexpr int kMaxRegions = 64;
+  static constexpr int kLocalBits = 26;
+  static constexpr uint32_t kLocalMask = (1u << kLocalBits) - 1;
+  static constexpr uint32_t kNil = 0xFFFFFFFFu;
+  static constexpr uint64_t kFlagFree = 1;
+  static constexpr uint64_t kFlagPending = 2;
+  static constexpr uint64_t kFlagRecycled = 4;
+  static constexpr uint64_t kFlagMask = 7;
+
+  enum class Failure { kNone, kOutOfMemory, kMetadata };
+
+  struct Region {
+    char* memory = nullptr;  // as mapped or given
+    size_t memory_bytes = 0;
+    char* base = nullptr;   // first block
+    char* floor = nullptr;  // end of blocks = lowest carved node
+    char* end = nullptr;    // end of the node area
+    uint32_t* index = nullptr;  // one entry per granule of [base, end)
+    uint32_t last = kNil;       // node of the highest block
+    uint32_t carved = 0;        // nodes carved in this region
+    bool system = false;        // mapped from system_memory
+    ReleaseCallback release;
+  };
+
+  explicit TlsfArena(const TlsfArenaOptions& options);
+
+  Node* N(uint32_t i) const {
+    return segs_[i >> kLocalBits] - 1 - (i & kLocalMask);
+  }
+  size_t SizeOf(const Node* n) const { return n->size_flags & ~kFlagMask; }
+  static bool IsFree(const Node* n) { return (n->size_flags & kFlagFree) != 0; }
+  bool IsFreeIdx(uint32_t i) const { return i != kNil && IsFree(N(i)); }
+  void SetSizeFlags(Node* n, uint64_t size, uint64_t flags);
+
+  void MapInsert(size_t size, int* fl, int* sl) const;
+  uint32_t FindFit(size_t size) const;
+  void InsertFree(uint32_t i);
+  void RemoveFree(uint32_t i);
+  uint32_t PopNode();
+  void RecycleNode(uint32_t i);
+  bool CarveNodes();
+  void EnsureNodes(uint32_t count);
+  void LinkBelow(uint32_t fresh, uint32_t upper);
+
+  uint32_t AllocBlock(size_t size, size_t alignment, Failure* why);
+  void FreeBlock(uint32_t i, int scan_window);
+  bool ResizeInPlace(uint32_t i, size_t new_size);
+  absl::Status ValidateRequest(size_t size, size_t alignment,
+                               size_t* rounded) const;
+  absl::Status ValidateHandle(const Handle& handle) const;
+  absl::Status LookupPointer(const void* ptr, uint32_t* node,
+                             ContractViolation* violation) const;
+  int RegionOf(const void* ptr) const;
+  absl::Status AddRegionImpl(char* memory, size_t bytes, bool system,
+                             ReleaseCallback release);
+  bool Grow(size_t need);
+  Handle MakeHandle(uint32_t i) const {
+    Node* n = N(i);
+    return Handle(n->addr, SizeOf(n), i, arena_id_);
+  }
+  void NoteAllocated(uint32_t i);
+  void PoisonFree(const char* addr, size_t size) const;
+  void Unpoison(const char* addr, size_t size) const;
+
+  const TlsfArenaOptions options_;
+  const size_t granule_;
+  const int granule_shift_;
+  const size_t max_block_;
+  const size_t carve_bytes_;
+  const uint32_t arena_id_;
+
+  // Segregated lists and their bitmaps.
+  uint64_t fl_bitmap_ = 0;
+  std::array<uint32_t, kFlCount> sl_bitmap_{};
+  std::array<std::array<uint32_t, kSlCount>, kFlCount> heads_;
+
+  std::array<Node*, kMaxRegions> segs_{};  // node area top of each region
+  std::array<Region, kMaxRegions> regions_;
+  int num_regions_ = 0;
+
+  uint32_t recycled_head_ = kNil;
+  uint32_t recycled_count_ = 0;
+
+  // Counters behind TlsfStats (the rest come from stats_).
+  uint64_t used_bytes_ = 0;
+  uint64_t peak_used_ = 0;
+  uint64_t free_bytes_ = 0;
+  uint64_t free_blocks_ = 0;
+  uint64_t pending_blocks_ = 0;
+  uint64_t carved_total_ = 0;
+  uint64_t high_water_ = 0;
+  uint64_t unsplit_ = 0;
+  internal::StatsRecorder stats_;
+};
+
+}  // namespace tessera
+
+#endif  // TESSERA_ALLOC_TLSF_TLSF_ARENA_H_
