@@ -1,0 +1,228 @@
+// Copyright 2026 The Tessera Authors.
+
+#include "tensor/binary.h"
+
+#include <array>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "tensor/internal/strided_loop.h"
+#include "tensor/view.h"
+
+namespace tessera {
+namespace {
+
+// One input as the loop sees it: element 0, its dtype, shape and strides.
+struct Operand {
+  const char* data;
+  absl::Span<const int64_t> shape;
+  absl::Span<const int64_t> strides;
+};
+
+Operand OperandOf(const Tensor& t) {
+  return {static_cast<const char*>(t.data()), t.shape(), t.strides()};
+}
+
+// Strides of `x` broadcast to `shape` (right-aligned, 0 on new or
+// stretched axes). The caller has checked that the shapes broadcast.
+Strides BroadcastStrides(const Operand& x, absl::Span<const int64_t> shape) {
+  Strides out(shape.size(), 0);
+  const size_t lead = shape.size() - x.shape.size();
+  for (size_t k = 0; k < x.shape.size(); ++k) {
+    if (x.shape[k] != 1) out[lead + k] = x.strides[k];
+  }
+  return out;
+}
+
+// Runs the kernel over `out`'s shape. All three share `dtype`.
+void Run(BinaryOp op, DType dtype, const Operand& a, const Operand& b,
+         const Tensor& out) {
+  char* out_data = static_cast<char*>(out.mutable_data());
+  // Fast path: same shape, all C-contiguous: one kernel call.
+  if (out.c_contiguous() && a.shape == out.shape() &&
+      b.shape == out.shape()) {
+    const int64_t size = static_cast<int64_t>(DTypeSize(dtype));
+    bool contiguous = true;
+    int64_t expected = size;
+    for (int k = out.ndim() - 1; k >= 0; --k) {
+      if (out.shape(k) != 1 &&
+          (a.strides[k] != expected || b.strides[k] != expected)) {
+        contiguous = false;
+        break;
+      }
+      expected *= out.shape(k);
+    }
+    if (contiguous) {
+      if (out.size() > 0) {
+        kernels::BinaryRow(op, dtype, a.data, size, b.data, size, out_data,
+                           size, out.size());
+      }
+      return;
+    }
+  }
+  const Strides sa = BroadcastStrides(a, out.shape());
+  const Strides sb = BroadcastStrides(b, out.shape());
+  internal::ForEachRow<3>(
+      out.shape(), {sa, sb, out.strides()},
+      {const_cast<char*>(a.data), const_cast<char*>(b.data), out_data},
+      [&](std::array<char*, 3> p, std::array<int64_t, 3> s, int64_t n) {
+        kernels::BinaryRow(op, dtype, p[0], s[0], p[1], s[1], p[2], s[2], n);
+      });
+}
+
+absl::Status UndefinedForBool(BinaryOp op) {
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "numpy boolean %s is not supported (bool - bool): use logical_xor",
+      BinaryOpName(op)));
+}
+
+// Adjusts a promoted dtype for `op`: true division of non-floats is float64.
+absl::StatusOr<DType> ComputeType(BinaryOp op, DType promoted) {
+  if (op == BinaryOp::kSubtract && promoted == DType::kBool) {
+    return UndefinedForBool(op);
+  }
+  if (op == BinaryOp::kDivide && !IsFloat(promoted)) return DType::kFloat64;
+  return promoted;
+}
+
+// `t` in `dtype`: itself, or a converted copy kept alive in `holder`.
+absl::StatusOr<Operand> Prepare(const Tensor& t, DType dtype,
+                                Allocator* allocator, Tensor& holder) {
+  if (t.dtype() == dtype) return OperandOf(t);
+  auto converted = astype(t, dtype, allocator);
+  if (!converted.ok()) return converted.status();
+  holder = *std::move(converted);
+  return OperandOf(holder);
+}
+
+// A scalar in `dtype`, stored in `buffer` (8 bytes, aligned for any dtype).
+Operand ScalarOperand(const Scalar& s, DType dtype, uint64_t& buffer) {
+  VisitDType(dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T value = s.As<T>();
+    std::memcpy(&buffer, &value, sizeof(T));
+  });
+  return {reinterpret_cast<const char*>(&buffer), {}, {}};
+}
+
+absl::StatusOr<Tensor> WithScalar(BinaryOp op, const Tensor& t,
+                                  const Scalar& s, bool scalar_right,
+                                  Allocator* allocator) {
+  auto promoted = WeakResultType(t.dtype(), s);
+  if (!promoted.ok()) return promoted.status();
+  auto dtype = ComputeType(op, *promoted);
+  if (!dtype.ok()) return dtype.status();
+  Tensor holder;
+  auto operand = Prepare(t, *dtype, allocator, holder);
+  if (!operand.ok()) return operand.status();
+  uint64_t buffer = 0;
+  const Operand scalar = ScalarOperand(s, *dtype, buffer);
+  auto out = empty(t.shape(), *dtype, allocator);
+  if (!out.ok()) return out.status();
+  if (scalar_right) {
+    Run(op, *dtype, *operand, scalar, *out);
+  } else {
+    Run(op, *dtype, scalar, *operand, *out);
+  }
+  return out;
+}
+
+// Whether `x` is laid out exactly as `out` (in-place operation is safe).
+bool SameElements(const Tensor& x, const Tensor& out) {
+  return x.data() == out.data() && x.shape() == out.shape() &&
+         x.strides() == out.strides();
+}
+
+bool CanWriteResultInto(DType result, DType out) {
+  return result == out || CanCastSafely(result, out) ||
+         (IsFloat(result) && IsFloat(out));
+}
+
+}  // namespace
+
+absl::StatusOr<DType> BinaryResultType(BinaryOp op, DType a, DType b) {
+  return ComputeType(op, ResultType(a, b));
+}
+
+absl::StatusOr<Tensor> Binary(BinaryOp op, const Tensor& a, const Tensor& b,
+                              Allocator* allocator) {
+  auto shape = BroadcastShapes(a.shape(), b.shape());
+  if (!shape.ok()) return shape.status();
+  auto dtype = BinaryResultType(op, a.dtype(), b.dtype());
+  if (!dtype.ok()) return dtype.status();
+  Tensor holder_a, holder_b;
+  auto oa = Prepare(a, *dtype, allocator, holder_a);
+  if (!oa.ok()) return oa.status();
+  auto ob = Prepare(b, *dtype, allocator, holder_b);
+  if (!ob.ok()) return ob.status();
+  auto out = empty(*shape, *dtype, allocator);
+  if (!out.ok()) return out.status();
+  Run(op, *dtype, *oa, *ob, *out);
+  return out;
+}
+
+absl::StatusOr<Tensor> Binary(BinaryOp op, const Tensor& a, Scalar b,
+                              Allocator* allocator) {
+  return WithScalar(op, a, b, /*scalar_right=*/true, allocator);
+}
+
+absl::StatusOr<Tensor> Binary(BinaryOp op, Scalar a, const Tensor& b,
+                              Allocator* allocator) {
+  return WithScalar(op, b, a, /*scalar_right=*/false, allocator);
+}
+
+absl::Status BinaryInto(BinaryOp op, const Tensor& a, const Tensor& b,
+                        const Tensor& out) {
+  if (!out.writeable()) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "%s: output %s is read-only", BinaryOpName(op), out.DebugString()));
+  }
+  auto shape = BroadcastShapes(a.shape(), b.shape());
+  if (!shape.ok()) return shape.status();
+  auto with_out = BroadcastShapes(*shape, out.shape());
+  if (!with_out.ok() || *with_out != out.shape()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: non-broadcastable output operand with shape %s doesn't match "
+        "the broadcast shape %s",
+        BinaryOpName(op), ShapeString(out.shape()), ShapeString(*shape)));
+  }
+  auto dtype = BinaryResultType(op, a.dtype(), b.dtype());
+  if (!dtype.ok()) return dtype.status();
+  if (*dtype != out.dtype()) {
+    if (!CanWriteResultInto(*dtype, out.dtype())) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: cannot cast the %s result to output dtype %s",
+          BinaryOpName(op), DTypeName(*dtype), DTypeName(out.dtype())));
+    }
+    // Compute in the result dtype, then convert into `out`.
+    auto a_full = broadcast_to(a, out.shape());
+    if (!a_full.ok()) return a_full.status();
+    auto temp = Binary(op, *a_full, b, &out.allocator());
+    if (!temp.ok()) return temp.status();
+    return CopyInto(*temp, out);
+  }
+  Allocator* allocator = &out.allocator();
+  Tensor holder_a, holder_b;
+  const Tensor* inputs[2] = {&a, &b};
+  Tensor* holders[2] = {&holder_a, &holder_b};
+  Operand operands[2];
+  for (int i = 0; i < 2; ++i) {
+    const Tensor& x = *inputs[i];
+    if (x.dtype() != *dtype ||
+        (MayShareMemory(x, out) && !SameElements(x, out))) {
+      // A converted or unaliased copy: `out` may be written before all of
+      // `x` is read.
+      auto c = astype(x, *dtype, allocator);
+      if (!c.ok()) return c.status();
+      *holders[i] = *std::move(c);
+      operands[i] = OperandOf(*holders[i]);
+    } else {
+      operands[i] = OperandOf(x);
+    }
+  }
+  Run(op, *dtype, operands[0], operands[1], out);
+  return absl::OkStatus();
+}
+
+}  // namespace tessera

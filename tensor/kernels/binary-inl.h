@@ -1,0 +1,271 @@
+// Copyright 2026 The Tessera Authors.
+//
+// Per-target code of the elementwise binary kernels (see binary.h). Included
+// once per SIMD target through hwy/foreach_target.h, hence the toggling
+// include guard.
+//
+// Each operation is a struct with a scalar form and, for the lane types
+// Highway 1.0.3 supports on every target, a vector form; both give
+// bit-identical results (the tests check it on every target):
+//   * integer add/subtract/multiply wrap (scalar form computes in unsigned);
+//   * maximum/minimum propagate NaN: x86 max/min return their second operand
+//     when either is NaN, so the vector form selects NaN lanes explicitly;
+//   * bool is stored as uint8 0/1, and the caller maps add/multiply to
+//     maximum/minimum, which are logical or/and on 0/1.
+//
+// Tails never touch memory past `n` elements: Highway 1.0.3 has no LoadN and
+// its MaskedLoad may read a whole vector (it is only fault-free on AVX3), so
+// the last n % Lanes elements go through the scalar form.
+
+#if defined(TESSERA_TENSOR_KERNELS_BINARY_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TESSERA_TENSOR_KERNELS_BINARY_INL_H_
+#undef TESSERA_TENSOR_KERNELS_BINARY_INL_H_
+#else
+#define TESSERA_TENSOR_KERNELS_BINARY_INL_H_
+#endif
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera {
+namespace kernels {
+namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Unaligned, aliasing-safe scalar access (FromBuffer may hand out any
+// address).
+template <typename T>
+HWY_INLINE T LoadScalar(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+template <typename T>
+HWY_INLINE void StoreScalar(T v, char* p) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+// Wider unsigned type for wrapping integer arithmetic without signed
+// overflow or promotion to int.
+template <typename T>
+using WrapType = std::conditional_t<(sizeof(T) < 4), uint32_t,
+                                    std::make_unsigned_t<T>>;
+
+template <typename T>
+constexpr bool kIsFloat = std::is_floating_point<T>::value;
+
+struct AddOp {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      return a + b;
+    } else {
+      using W = WrapType<T>;
+      return static_cast<T>(static_cast<W>(static_cast<W>(a) +
+                                           static_cast<W>(b)));
+    }
+  }
+  template <class D, class V>
+  static V Vector(D, V a, V b) {
+    return hn::Add(a, b);
+  }
+};
+
+struct SubtractOp {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      return a - b;
+    } else {
+      using W = WrapType<T>;
+      return static_cast<T>(static_cast<W>(static_cast<W>(a) -
+                                           static_cast<W>(b)));
+    }
+  }
+  template <class D, class V>
+  static V Vector(D, V a, V b) {
+    return hn::Sub(a, b);
+  }
+};
+
+struct MultiplyOp {
+  // Highway 1.0.3 multiplies 16- and 32-bit integer lanes and floats on all
+  // targets; 8- and 64-bit integers use the scalar form.
+  template <typename T>
+  static constexpr bool kVector =
+      kIsFloat<T> || sizeof(T) == 2 || sizeof(T) == 4;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      return a * b;
+    } else {
+      using W = WrapType<T>;
+      return static_cast<T>(static_cast<W>(static_cast<W>(a) *
+                                           static_cast<W>(b)));
+    }
+  }
+  template <class D, class V>
+  static V Vector(D, V a, V b) {
+    return hn::Mul(a, b);
+  }
+};
+
+struct DivideOp {
+  template <typename T>
+  static constexpr bool kVector = kIsFloat<T>;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    return a / b;  // only instantiated for floats by the dispatcher
+  }
+  template <class D, class V>
+  static V Vector(D, V a, V b) {
+    return hn::Div(a, b);
+  }
+};
+
+struct MaximumOp {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      if (std::isnan(a)) return a;
+      if (std::isnan(b)) return b;
+    }
+    return a > b ? a : b;
+  }
+  template <class D, class V>
+  static V Vector(D d, V a, V b) {
+    V m = hn::Max(a, b);
+    if constexpr (kIsFloat<hn::TFromD<D>>) {
+      m = hn::IfThenElse(hn::IsNaN(b), b, m);
+      m = hn::IfThenElse(hn::IsNaN(a), a, m);
+    }
+    return m;
+  }
+};
+
+struct MinimumOp {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      if (std::isnan(a)) return a;
+      if (std::isnan(b)) return b;
+    }
+    return a < b ? a : b;
+  }
+  template <class D, class V>
+  static V Vector(D d, V a, V b) {
+    V m = hn::Min(a, b);
+    if constexpr (kIsFloat<hn::TFromD<D>>) {
+      m = hn::IfThenElse(hn::IsNaN(b), b, m);
+      m = hn::IfThenElse(hn::IsNaN(a), a, m);
+    }
+    return m;
+  }
+};
+
+// out[i] = a[i] op b[i] for contiguous arrays; `out` may equal `a` or `b`.
+template <class Op, typename T>
+HWY_NOINLINE void BinaryContiguous(const T* a,
+                                   const T* b, T* out, size_t n) {
+  size_t i = 0;
+  if constexpr (Op::template kVector<T>) {
+    const hn::ScalableTag<T> d;
+    const size_t N = hn::Lanes(d);
+    if (n >= 2 * N) {
+      for (; i <= n - 2 * N; i += 2 * N) {
+        const auto r0 = Op::Vector(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i));
+        const auto r1 =
+            Op::Vector(d, hn::LoadU(d, a + i + N), hn::LoadU(d, b + i + N));
+        hn::StoreU(r0, d, out + i);
+        hn::StoreU(r1, d, out + i + N);
+      }
+    }
+    if (n >= N) {
+      for (; i <= n - N; i += N) {
+        hn::StoreU(Op::Vector(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d,
+                   out + i);
+      }
+    }
+  }
+  for (; i < n; ++i) out[i] = Op::template Scalar<T>(a[i], b[i]);
+}
+
+// out[i] = a[i] op s (kScalarRight) or s op a[i] (otherwise).
+template <class Op, typename T, bool kScalarRight>
+HWY_NOINLINE void BinaryWithScalar(const T* a, T s, T* out, size_t n) {
+  size_t i = 0;
+  if constexpr (Op::template kVector<T>) {
+    const hn::ScalableTag<T> d;
+    const size_t N = hn::Lanes(d);
+    const auto vs = hn::Set(d, s);
+    if (n >= N) {
+      for (; i <= n - N; i += N) {
+        const auto va = hn::LoadU(d, a + i);
+        hn::StoreU(kScalarRight ? Op::Vector(d, va, vs) : Op::Vector(d, vs, va),
+                   d, out + i);
+      }
+    }
+  }
+  for (; i < n; ++i) {
+    out[i] = kScalarRight ? Op::template Scalar<T>(a[i], s)
+                          : Op::template Scalar<T>(s, a[i]);
+  }
+}
+
+// The row kernel: picks the path from the strides (see binary.h).
+template <class Op, typename T>
+void BinaryRowT(const char* a, int64_t sa, const char* b, int64_t sb,
+                char* out, int64_t so, int64_t n) {
+  constexpr int64_t kSize = sizeof(T);
+  const size_t count = static_cast<size_t>(n);
+  // Typed pointers only when the addresses are aligned for T; FromBuffer may
+  // wrap odd addresses, which take the generic path.
+  const bool aligned = ((reinterpret_cast<uintptr_t>(a) |
+                         reinterpret_cast<uintptr_t>(b) |
+                         reinterpret_cast<uintptr_t>(out)) %
+                        alignof(T)) == 0;
+  if (aligned && so == kSize) {
+    T* o = reinterpret_cast<T*>(out);
+    if (sa == kSize && sb == kSize) {
+      BinaryContiguous<Op, T>(reinterpret_cast<const T*>(a),
+                              reinterpret_cast<const T*>(b), o, count);
+      return;
+    }
+    if (sa == kSize && sb == 0) {
+      BinaryWithScalar<Op, T, true>(reinterpret_cast<const T*>(a),
+                                    LoadScalar<T>(b), o, count);
+      return;
+    }
+    if (sa == 0 && sb == kSize) {
+      BinaryWithScalar<Op, T, false>(reinterpret_cast<const T*>(b),
+                                     LoadScalar<T>(a), o, count);
+      return;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    StoreScalar<T>(Op::template Scalar<T>(LoadScalar<T>(a + i * sa),
+                                          LoadScalar<T>(b + i * sb)),
+                   out + i * so);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kernels
+}  // namespace tessera
+HWY_AFTER_NAMESPACE();
+
+#endif  // TESSERA_TENSOR_KERNELS_BINARY_INL_H_

@@ -1,0 +1,117 @@
+// Copyright 2026 The Tessera Authors.
+//
+// Dispatch table of the binary row kernels: compiled once per SIMD target by
+// hwy/foreach_target.h, chosen at run time by HWY_DYNAMIC_DISPATCH.
+
+#include "tensor/kernels/binary.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tensor/kernels/binary.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "tensor/kernels/binary-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera {
+namespace kernels {
+namespace HWY_NAMESPACE {
+
+template <class Op>
+void RowForOp(DType dtype, const char* a, int64_t sa, const char* b,
+              int64_t sb, char* out, int64_t so, int64_t n) {
+  switch (dtype) {
+    case DType::kBool:  // 0/1 bytes; the caller maps add/multiply
+    case DType::kUInt8:
+      return BinaryRowT<Op, uint8_t>(a, sa, b, sb, out, so, n);
+    case DType::kInt8:
+      return BinaryRowT<Op, int8_t>(a, sa, b, sb, out, so, n);
+    case DType::kInt16:
+      return BinaryRowT<Op, int16_t>(a, sa, b, sb, out, so, n);
+    case DType::kInt32:
+      return BinaryRowT<Op, int32_t>(a, sa, b, sb, out, so, n);
+    case DType::kInt64:
+      return BinaryRowT<Op, int64_t>(a, sa, b, sb, out, so, n);
+    case DType::kUInt16:
+      return BinaryRowT<Op, uint16_t>(a, sa, b, sb, out, so, n);
+    case DType::kUInt32:
+      return BinaryRowT<Op, uint32_t>(a, sa, b, sb, out, so, n);
+    case DType::kUInt64:
+      return BinaryRowT<Op, uint64_t>(a, sa, b, sb, out, so, n);
+    case DType::kFloat32:
+      return BinaryRowT<Op, float>(a, sa, b, sb, out, so, n);
+    case DType::kFloat64:
+      return BinaryRowT<Op, double>(a, sa, b, sb, out, so, n);
+  }
+}
+
+template <>
+void RowForOp<DivideOp>(DType dtype, const char* a, int64_t sa, const char* b,
+                        int64_t sb, char* out, int64_t so, int64_t n) {
+  if (dtype == DType::kFloat32) {
+    return BinaryRowT<DivideOp, float>(a, sa, b, sb, out, so, n);
+  }
+  return BinaryRowT<DivideOp, double>(a, sa, b, sb, out, so, n);
+}
+
+void BinaryRowImpl(BinaryOp op, DType dtype, const void* a, int64_t sa,
+                   const void* b, int64_t sb, void* out, int64_t so,
+                   int64_t n) {
+  const char* pa = static_cast<const char*>(a);
+  const char* pb = static_cast<const char*>(b);
+  char* po = static_cast<char*>(out);
+  switch (op) {
+    case BinaryOp::kAdd:
+      return RowForOp<AddOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kSubtract:
+      return RowForOp<SubtractOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kMultiply:
+      return RowForOp<MultiplyOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kDivide:
+      return RowForOp<DivideOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kMaximum:
+      return RowForOp<MaximumOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kMinimum:
+      return RowForOp<MinimumOp>(dtype, pa, sa, pb, sb, po, so, n);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kernels
+}  // namespace tessera
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tessera {
+
+const char* BinaryOpName(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd: return "add";
+    case BinaryOp::kSubtract: return "subtract";
+    case BinaryOp::kMultiply: return "multiply";
+    case BinaryOp::kDivide: return "divide";
+    case BinaryOp::kMaximum: return "maximum";
+    case BinaryOp::kMinimum: return "minimum";
+  }
+  return "unknown";
+}
+
+namespace kernels {
+
+HWY_EXPORT(BinaryRowImpl);
+
+void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
+               const void* b, int64_t b_stride, void* out, int64_t out_stride,
+               int64_t n) {
+  if (dtype == DType::kBool) {
+    // On 0/1 bytes, or is max and and is min.
+    if (op == BinaryOp::kAdd) op = BinaryOp::kMaximum;
+    if (op == BinaryOp::kMultiply) op = BinaryOp::kMinimum;
+  }
+  HWY_DYNAMIC_DISPATCH(BinaryRowImpl)
+  (op, dtype, a, a_stride, b, b_stride, out, out_stride, n);
+}
+
+}  // namespace kernels
+}  // namespace tessera
+#endif  // HWY_ONCE
