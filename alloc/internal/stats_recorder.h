@@ -86,7 +86,9 @@ class ConcurrentStatsRecorder {
     Slot& slot = CurrentSlot();
     if (slot.shared) return RecordShared(slot, slot.deallocations, 0 - static_cast<uint64_t>(bytes));
     Bump(slot.deallocations);
-    AddNet(slot, 0 - static_cast<uint64_t>(bytes));
+    // A free never raises the peak: no high-water check.
+    slot.net_bytes.store(slot.net_bytes.load(std::memory_order_relaxed) - bytes,
+                         std::memory_order_relaxed);
   }
   void RecordReallocation(size_t old_bytes, size_t new_bytes) {
     Slot& slot = CurrentSlot();
