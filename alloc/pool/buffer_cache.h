@@ -65,7 +65,6 @@
 #include <mutex>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -154,19 +153,17 @@ class BufferCache final : public Allocator {
 
   size_t MapAlignment(size_t class_bytes, size_t alignment) const;
   // Takes a cached buffer of `class_bytes` aligned to `alignment`, or nullptr.
-  void* TakeCached(size_t class_bytes, size_t alignment)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Functions named *Locked and TakeCached need mu_ held.
+  void* TakeCached(size_t class_bytes, size_t alignment);
   // The request without statistics: nullptr on failure (not counted).
   void* AllocateUnrecorded(size_t bytes, size_t alignment, bool zero) noexcept;
   void* AllocateLarge(size_t bytes, size_t alignment, bool zero) noexcept;
   // Frees without statistics; false (after reporting it) on a bad pointer.
   bool FreeUnrecorded(void* ptr, size_t bytes, size_t alignment) noexcept;
   absl::Status CheckLiveLocked(const void* ptr, size_t bytes, size_t alignment,
-                               ContractViolation* violation) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void EvictOldestLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  size_t CachedInClassLocked(size_t class_bytes) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                               ContractViolation* violation) const;
+  void EvictOldestLocked();
+  size_t CachedInClassLocked(size_t class_bytes) const;
 
   const BufferCacheOptions options_;
   Allocator* const upstream_;
@@ -174,18 +171,21 @@ class BufferCache final : public Allocator {
 
   // std::mutex rather than absl::Mutex: Debian's Abseil has no TSan
   // annotations, so TSan would not see absl::Mutex's happens-before edges.
+  // libstdc++'s mutex has no capability annotation either, so the members
+  // below say in words what they are guarded by: everything up to
+  // `released_` is guarded by mu_.
   mutable std::mutex mu_;
-  absl::flat_hash_map<void*, LiveBuffer> live_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<void*, LiveBuffer> live_;
   // Idle buffers, oldest first (eviction order); hits take the newest.
-  std::vector<CachedBuffer> cached_ ABSL_GUARDED_BY(mu_);
-  uint64_t cached_bytes_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t live_mapped_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<CachedBuffer> cached_;
+  uint64_t cached_bytes_ = 0;
+  uint64_t live_mapped_bytes_ = 0;
   // Small blocks live upstream; counted without the lock.
   std::atomic<uint64_t> upstream_live_{0};
-  uint64_t hits_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t misses_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t evictions_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t released_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t hits_ = 0;
+  uint64_t misses_ = 0;
+  uint64_t evictions_ = 0;
+  uint64_t released_ = 0;
 };
 
 }  // namespace tessera
