@@ -80,9 +80,7 @@ class LockedTlsfArena final : public Allocator {
     absl::MutexLock lock(&mu_);
     return arena_->CheckIntegrity();
   }
-  size_t max_allocation_size() const override {
-    return arena_->max_allocation_size();  // immutable after construction
-  }
+  size_t max_allocation_size() const override { return max_allocation_size_; }
 
  protected:
   void* DoAllocate(size_t bytes, size_t alignment) noexcept override {
@@ -111,8 +109,11 @@ class LockedTlsfArena final : public Allocator {
 
  private:
   explicit LockedTlsfArena(std::unique_ptr<TlsfArena> arena)
-      : Allocator("locked_tlsf"), arena_(std::move(arena)) {}
+      : Allocator("locked_tlsf"),
+        max_allocation_size_(arena->max_allocation_size()),
+        arena_(std::move(arena)) {}
 
+  const size_t max_allocation_size_;  // immutable: no lock needed
   mutable absl::Mutex mu_;
   const std::unique_ptr<TlsfArena> arena_ ABSL_PT_GUARDED_BY(mu_);
 };

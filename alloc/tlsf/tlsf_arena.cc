@@ -760,12 +760,16 @@ absl::StatusOr<Handle> TlsfArena::Alloc(size_t size, size_t alignment) {
   const uint32_t i = AllocBlock(rounded, alignment, &why);
   if (i == kNil) {
     stats_.RecordFailure();
-    return absl::ResourceExhaustedError(absl::StrFormat(
-        why == Failure::kMetadata
-            ? "tlsf: no metadata node left for the leading gap of %u bytes "
-              "aligned to %u"
-            : "tlsf: out of memory allocating %u bytes aligned to %u",
-        size, std::max(alignment, granule_)));
+    const size_t aligned_to = std::max(alignment, granule_);
+    if (why == Failure::kMetadata) {
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "tlsf: no metadata node left for the leading gap of %u bytes "
+          "aligned to %u",
+          size, aligned_to));
+    }
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("tlsf: out of memory allocating %u bytes aligned to %u",
+                        size, aligned_to));
   }
   const Handle handle = MakeHandle(i);
   stats_.RecordAllocation(handle.size());
