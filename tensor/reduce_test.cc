@@ -1,0 +1,144 @@
+// Copyright 2026 The Tessera Authors.
+
+#include "tensor/reduce.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tensor/view.h"
+
+namespace tessera {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string Message(const absl::Status& status) {
+  return std::string(status.message());
+}
+
+Tensor Matrix() {  // np.arange(12).reshape(3, 4)
+  return *reshape(*arange(12), {3, 4});
+}
+
+TEST(ReduceTest, AxisReductionsMatchNumPy) {
+  const Tensor a = Matrix();
+  EXPECT_THAT(sum(a, 0)->ToVector<int>(), ElementsAre(12, 15, 18, 21));
+  EXPECT_THAT(sum(a, 1)->ToVector<int>(), ElementsAre(6, 22, 38));
+  EXPECT_THAT(max(a, 0)->ToVector<int>(), ElementsAre(8, 9, 10, 11));
+  EXPECT_THAT(min(a, -1)->ToVector<int>(), ElementsAre(0, 4, 8));
+  EXPECT_THAT(mean(a, 0)->ToVector<double>(), ElementsAre(4, 5, 6, 7));
+  EXPECT_EQ(*mean(a)->item<double>(), 5.5);
+  EXPECT_EQ(*sum(a)->item<int>(), 66);
+  EXPECT_EQ(sum(a)->ndim(), 0);
+}
+
+TEST(ReduceTest, FloatAxisZeroUsesRowAccumulationAndMatchesLines) {
+  auto a = reshape(*arange(0.0, 60.0, 0.5, DType::kFloat32), {8, 15});
+  ASSERT_TRUE(a.ok());
+  auto by_rows = sum(*a, 0);  // accumulates contiguous rows
+  auto t = copy(*transpose(*a));
+  auto by_lines = sum(*t, 1);  // contiguous lines
+  ASSERT_TRUE(by_rows.ok() && by_lines.ok());
+  EXPECT_EQ(by_rows->ToVector<float>(), by_lines->ToVector<float>());
+  EXPECT_EQ(max(*a, 0)->ToVector<float>(), max(*t, 1)->ToVector<float>());
+}
+
+TEST(ReduceTest, KeepdimsKeepsALengthOneAxis) {
+  const Tensor a = Matrix();
+  auto s = sum(a, 1, /*keepdims=*/true);
+  ASSERT_TRUE(s.ok());
+  EXPECT_THAT(s->shape(), ElementsAre(3, 1));
+  EXPECT_THAT(s->ToVector<int>(), ElementsAre(6, 22, 38));
+  auto all = max(a, std::nullopt, /*keepdims=*/true);
+  EXPECT_THAT(all->shape(), ElementsAre(1, 1));
+  EXPECT_EQ(*all->item<int>({0, 0}), 11);
+}
+
+TEST(ReduceTest, StridedAndReversedInputsReduceCorrectly) {
+  const Tensor a = Matrix();
+  auto view = index(a, {Slice{std::nullopt, std::nullopt, -1},
+                        Slice{std::nullopt, std::nullopt, 2}});
+  ASSERT_TRUE(view.ok());  // [[8, 10], [4, 6], [0, 2]]
+  EXPECT_EQ(*sum(*view)->item<int>(), 30);
+  EXPECT_THAT(sum(*view, 0)->ToVector<int>(), ElementsAre(12, 18));
+  EXPECT_THAT(max(*view, 1)->ToVector<int>(), ElementsAre(10, 6, 2));
+  EXPECT_EQ(*min(*view)->item<int>(), 0);
+}
+
+TEST(ReduceTest, AccumulatorDTypesMatchNumPy) {
+  auto bools = FromVector<bool>({true, true, false});
+  EXPECT_EQ(sum(*bools)->dtype(), DType::kInt64);
+  EXPECT_EQ(*sum(*bools)->item<int>(), 2);
+  auto u8 = FromVector<uint8_t>({200, 200});
+  EXPECT_EQ(sum(*u8)->dtype(), DType::kUInt64);
+  EXPECT_EQ(*sum(*u8)->item<int>(), 400);
+  auto i8 = FromVector<int8_t>({100, 100});
+  EXPECT_EQ(*sum(*i8)->item<int>(), 200);
+  EXPECT_EQ(mean(*i8)->dtype(), DType::kFloat64);
+  EXPECT_EQ(mean(*FromVector<float>({1, 2}))->dtype(), DType::kFloat32);
+  EXPECT_EQ(max(*i8)->dtype(), DType::kInt8);
+  EXPECT_EQ(*max(*bools)->item<int>(), 1);
+  EXPECT_EQ(*min(*bools)->item<int>(), 0);
+}
+
+TEST(ReduceTest, MinAndMaxPropagateNaN) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto a = FromVector<double>({1, nan, 3, 4}, Shape{2, 2});
+  EXPECT_TRUE(std::isnan(*max(*a)->item<double>()));
+  EXPECT_TRUE(std::isnan(*min(*a)->item<double>()));
+  const auto cols = max(*a, 0)->ToVector<double>();
+  EXPECT_EQ(cols[0], 3);
+  EXPECT_TRUE(std::isnan(cols[1]));
+}
+
+TEST(ReduceTest, EmptyReductionsFollowNumPy) {
+  auto e = zeros({0, 3});
+  EXPECT_EQ(*sum(*e)->item<double>(), 0);
+  EXPECT_THAT(sum(*e, 0)->ToVector<double>(), ElementsAre(0, 0, 0));
+  EXPECT_TRUE(std::isnan(*mean(*e)->item<double>()));
+  auto no_identity = max(*e);
+  EXPECT_EQ(no_identity.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(no_identity.status()),
+              HasSubstr("zero-size array to reduction operation maximum"));
+  EXPECT_FALSE(min(*e, 0).ok());
+  // Reducing a non-empty axis of an empty tensor is an empty result.
+  auto rows = max(*e, 1);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_THAT(rows->shape(), ElementsAre(0));
+}
+
+TEST(ReduceTest, BadAxisIsNamed) {
+  auto s = sum(Matrix(), 2);
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(s.status()), HasSubstr("axis 2 is out of bounds"));
+  EXPECT_FALSE(mean(Matrix(), -3).ok());
+}
+
+// 1e7 copies of 0.1f: the exact sum is 1e7 * 0.100000001490116...; a serial
+// float32 loop drifts by about 9% once the running sum dwarfs each term.
+TEST(ReduceTest, Float32SumOfTenMillionTermsIsAccurate) {
+  const int64_t n = 10'000'000;
+  auto t = full({n}, 0.1f, DType::kFloat32);
+  ASSERT_TRUE(t.ok());
+  const double exact = static_cast<double>(n) * static_cast<double>(0.1f);
+  const float* p = static_cast<const float*>(t->data());
+  float naive = 0;
+  for (int64_t i = 0; i < n; ++i) naive += p[i];
+  EXPECT_GT(std::fabs(naive - exact) / exact, 1e-2);
+  auto s = sum(*t);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->dtype(), DType::kFloat32);
+  EXPECT_LT(std::fabs(*s->item<double>() - exact) / exact, 1e-6)
+      << *s->item<double>();
+  auto m = mean(*t);
+  EXPECT_NEAR(*m->item<double>(), 0.1, 1e-6);
+}
+
+}  // namespace
+}  // namespace tessera
