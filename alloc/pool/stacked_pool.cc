@@ -384,7 +384,11 @@ size_t StackedPool::TakeBatch(void** out, size_t n) noexcept {
   size_t taken = 0;
   while (taken < n) {
     void* cell = Take();
-    if (cell == nullptr) break;
+    if (cell == nullptr) {
+      // A partly filled batch is not a failure for the caller.
+      if (taken != 0) --failures_;
+      break;
+    }
     out[taken++] = cell;
   }
   return taken;

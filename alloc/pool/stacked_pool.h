@@ -199,7 +199,8 @@ class StackedPool {
   bool Owns(const void* ptr) const;
 
   // Takes up to `n` cells into `out`; returns how many (fewer only when the
-  // overflow policy runs out). For per-thread caches.
+  // overflow policy runs out; a failure is counted only if none). For
+  // per-thread caches.
   size_t TakeBatch(void** out, size_t n) noexcept;
   // Returns `n` cells, each as by Return.
   void ReturnBatch(void* const* cells, size_t n) noexcept;
