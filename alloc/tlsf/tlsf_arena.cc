@@ -383,6 +383,9 @@ uint32_t TlsfArena::PopNode() {
   if (i == kNil) return kNil;
   recycled_head_ = N(i)->next_free;
   --recycled_count_;
+  // Recycled nodes come back in the order blocks merged, i.e. scattered:
+  // start loading the next one now rather than at the next allocation.
+  if (recycled_head_ != kNil) __builtin_prefetch(N(recycled_head_), 1);
   return i;
 }
 
@@ -504,9 +507,9 @@ uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignment,
         LinkBelow(g, b);
         Node* ng = N(g);
         ng->addr = nb->addr;
-        // A free lower neighbour is possible only beside a pending block.
-        SetSizeFlags(ng, gap,
-                     kFlagFree | (IsFreeIdx(ng->prev_phys) ? kFlagPending : 0));
+        // The gap inherits b's lower neighbour, which can be free only if b
+        // was pending: inherit the flag instead of loading the neighbour.
+        SetSizeFlags(ng, gap, kFlagFree | (b_flags & kFlagPending));
         InsertFree(g);
       } else if (IsFreeIdx(nb->prev_phys)) {
         const uint32_t p = nb->prev_phys;
@@ -531,9 +534,7 @@ uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignment,
       na->addr = nb->addr;
       SetSizeFlags(na, rounded, 0);
       nb->addr += rounded;
-      SetSizeFlags(nb, size - rounded,
-                   kFlagFree |
-                       (IsFreeIdx(nb->next_phys) ? kFlagPending : 0));
+      SetSizeFlags(nb, size - rounded, kFlagFree | (b_flags & kFlagPending));
       InsertFree(b);
       NoteAllocated(a);
       return a;
@@ -546,36 +547,57 @@ uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignment,
 }
 
 // The freed block absorbs free lower neighbours; free upper neighbours absorb
-// it (the upper node survives, see AllocBlock).
+// it (the upper node survives, see AllocBlock). By invariant 2 a neighbour
+// that is not pending has no free neighbour of its own, so the scan stops
+// after it without loading the next node: an immediate free touches only the
+// block's own node, its two neighbours and their list links.
 void TlsfArena::FreeBlock(uint32_t b, int scan_window) {
   Node* nb = N(b);
   size_t size = SizeOf(nb);
   used_bytes_ -= size;
   PoisonFree(nb->addr, size);
   if (scan_window <= 0) {
-    const bool beside_free =
-        IsFreeIdx(nb->prev_phys) || IsFreeIdx(nb->next_phys);
-    SetSizeFlags(nb, size, kFlagFree | (beside_free ? kFlagPending : 0));
+    // Deferred: both sides of every new free-free adjacency become pending.
+    uint64_t flags = kFlagFree;
+    for (const uint32_t side : {nb->prev_phys, nb->next_phys}) {
+      if (IsFreeIdx(side)) {
+        Node* ns = N(side);
+        SetSizeFlags(ns, SizeOf(ns), (ns->size_flags & kFlagMask) | kFlagPending);
+        flags |= kFlagPending;
+      }
+    }
+    SetSizeFlags(nb, size, flags);
     InsertFree(b);
     return;
   }
-  for (int k = 0; k < scan_window; ++k) {
+  // Whether the merged block may still have a free neighbour on each side:
+  // only if the scan ran out of window right after a pending block.
+  bool lower_may_be_free = false;
+  for (int k = 0;; ++k) {
     const uint32_t p = nb->prev_phys;
     if (!IsFreeIdx(p)) break;
     Node* np = N(p);
+    const bool pending = (np->size_flags & kFlagPending) != 0;
     RemoveFree(p);
     nb->addr = np->addr;
     size += SizeOf(np);
     nb->prev_phys = np->prev_phys;
     if (nb->prev_phys != kNil) N(nb->prev_phys)->next_phys = b;
     RecycleNode(p);
+    if (!pending) break;
+    if (k + 1 == scan_window) {
+      lower_may_be_free = true;
+      break;
+    }
   }
   uint32_t cur = b;
   Node* nc = nb;
-  for (int k = 0; k < scan_window; ++k) {
+  bool upper_may_be_free = false;
+  for (int k = 0;; ++k) {
     const uint32_t n = nc->next_phys;
     if (!IsFreeIdx(n)) break;
     Node* nn = N(n);
+    const bool pending = (nn->size_flags & kFlagPending) != 0;
     RemoveFree(n);
     nn->addr = nc->addr;
     size += SizeOf(nn);
@@ -584,9 +606,16 @@ void TlsfArena::FreeBlock(uint32_t b, int scan_window) {
     RecycleNode(cur);
     cur = n;
     nc = nn;
+    if (!pending) break;
+    if (k + 1 == scan_window) {
+      upper_may_be_free = true;
+      break;
+    }
   }
-  const bool beside_free = IsFreeIdx(nc->prev_phys) || IsFreeIdx(nc->next_phys);
-  SetSizeFlags(nc, size, kFlagFree | (beside_free ? kFlagPending : 0));
+  SetSizeFlags(nc, size,
+               kFlagFree | (lower_may_be_free || upper_may_be_free
+                                ? kFlagPending
+                                : 0));
   InsertFree(cur);
 }
 
@@ -751,7 +780,7 @@ absl::Status TlsfArena::LookupPointer(const void* ptr, uint32_t* node,
 // ---------------------------------------------------------------------------
 
 absl::StatusOr<Handle> TlsfArena::Alloc(size_t size, size_t alignment) {
-  size_t rounded;
+  size_t rounded = 0;
   if (absl::Status s = ValidateRequest(size, alignment, &rounded); !s.ok()) {
     stats_.RecordFailure();
     return s;
@@ -785,7 +814,7 @@ bool TlsfArena::TryAlloc(size_t size, Handle* out, size_t alignment) {
   }
   const size_t rounded =
       (std::max<size_t>(size, 1) + granule_ - 1) & ~(granule_ - 1);
-  Failure why;
+  Failure why = Failure::kNone;
   const uint32_t i = AllocBlock(rounded, alignment, &why);
   if (i == kNil) {
     stats_.RecordFailure();
@@ -832,7 +861,7 @@ bool TlsfArena::TryFree(const Handle& handle, int scan_window) {
 
 absl::Status TlsfArena::Free(void* ptr, int scan_window) {
   if (ptr == nullptr) return absl::OkStatus();
-  uint32_t i;
+  uint32_t i = 0;
   ContractViolation violation;
   if (absl::Status s = LookupPointer(ptr, &i, &violation); !s.ok()) {
     stats_.RecordFailure();
@@ -844,7 +873,7 @@ absl::Status TlsfArena::Free(void* ptr, int scan_window) {
 }
 
 absl::StatusOr<Handle> TlsfArena::HandleOf(void* ptr) const {
-  uint32_t i;
+  uint32_t i = 0;
   ContractViolation violation;
   if (absl::Status s = LookupPointer(ptr, &i, &violation); !s.ok()) return s;
   return MakeHandle(i);
@@ -856,7 +885,7 @@ absl::StatusOr<Handle> TlsfArena::Realloc(const Handle& handle,
     stats_.RecordFailure();
     return s;
   }
-  size_t rounded;
+  size_t rounded = 0;
   if (absl::Status s = ValidateRequest(new_size, alignment, &rounded);
       !s.ok()) {
     stats_.RecordFailure();
@@ -899,7 +928,7 @@ void* TlsfArena::DoAllocate(size_t bytes, size_t alignment) noexcept {
   }
   const size_t rounded =
       (std::max<size_t>(bytes, 1) + granule_ - 1) & ~(granule_ - 1);
-  Failure why;
+  Failure why = Failure::kNone;
   const uint32_t i = AllocBlock(rounded, alignment, &why);
   if (i == kNil) return CountFailure();
   stats_.RecordAllocation(SizeOf(N(i)));
@@ -908,7 +937,7 @@ void* TlsfArena::DoAllocate(size_t bytes, size_t alignment) noexcept {
 
 void TlsfArena::DoDeallocate(void* ptr, size_t bytes,
                              size_t alignment) noexcept {
-  uint32_t i;
+  uint32_t i = 0;
   ContractViolation violation;
   if (absl::Status s = LookupPointer(ptr, &i, &violation); !s.ok()) {
     stats_.RecordFailure();
@@ -921,7 +950,7 @@ void TlsfArena::DoDeallocate(void* ptr, size_t bytes,
 
 void* TlsfArena::DoReallocate(void* ptr, size_t old_bytes, size_t new_bytes,
                               size_t alignment) noexcept {
-  uint32_t i;
+  uint32_t i = 0;
   ContractViolation violation;
   if (absl::Status s = LookupPointer(ptr, &i, &violation); !s.ok()) {
     ReportContractViolation(name(), violation, ptr, s.message());
@@ -933,7 +962,7 @@ void* TlsfArena::DoReallocate(void* ptr, size_t old_bytes, size_t new_bytes,
 
 absl::Status TlsfArena::CheckOwnership(const void* ptr, size_t bytes,
                                        size_t alignment) const {
-  uint32_t i;
+  uint32_t i = 0;
   ContractViolation violation;
   return LookupPointer(ptr, &i, &violation);
 }
@@ -1068,7 +1097,8 @@ absl::Status TlsfArena::CheckIntegrity() const {
     chain_nodes += steps;
   }
 
-  // 2. No two adjacent free blocks unless one is pending.
+  // 2. A free block with a free neighbour is pending (so two adjacent free
+  //    blocks are both pending).
   uint64_t free_count = 0, pending_count = 0, live_count = 0;
   uint64_t free_sum = 0, used_sum = 0;
   for (int r = 0; r < num_regions_; ++r) {
@@ -1080,10 +1110,10 @@ absl::Status TlsfArena::CheckIntegrity() const {
         if ((n->size_flags & kFlagPending) != 0) ++pending_count;
         if (IsFreeIdx(n->prev_phys)) {
           const Node* p = N(n->prev_phys);
-          if (((n->size_flags | p->size_flags) & kFlagPending) == 0) {
+          if ((n->size_flags & p->size_flags & kFlagPending) == 0) {
             return violated(2, absl::StrFormat(
                                    "free blocks at %p and %p are adjacent and "
-                                   "neither is pending",
+                                   "not both pending",
                                    p->addr, n->addr));
           }
         }

@@ -52,8 +52,10 @@
 //   1. Each region's address chain covers [base, floor) exactly: blocks are
 //      granule multiples, each starts where the previous ends, the back links
 //      agree with the forward links, and the last block is the region's tail.
-//   2. No two physically adjacent blocks are both free unless at least one is
-//      pending (freed with a scan window of 0, or left beside one by a split).
+//   2. A free block with a free physical neighbour is marked pending (so two
+//      adjacent free blocks are both pending). Only a deferred free (scan
+//      window 0), or a scan that runs out of window, leaves such neighbours;
+//      the flag may also be set where no free neighbour is left.
 //   3. Every free block is on the list its size maps to and on no other list;
 //      every list entry is a free block with consistent list links.
 //   4. The first-level bitmap has bit f set iff some second-level list in row
