@@ -186,8 +186,146 @@ def system_allocator_seeds():
     return seeds
 
 
+# ---- alloc/tlsf/tlsf_arena_fuzzer.cc ----
+
+class Tlsf:
+    """Encoder for the TLSF arena harness's input language."""
+
+    (ALLOC, TRY_ALLOC, ALLOCATE, FREE_HANDLE, TRY_FREE, FREE_POINTER,
+     DEALLOCATE, REALLOC, REALLOCATE, COLLECT, ADD_REGION, DOUBLE_FREE,
+     FOREIGN, BAD_REQUEST, HANDLE_OF, VERIFY_ALL, NUM_OPS) = range(17)
+
+    @staticmethod
+    def config(granule_log4=1, big_alignment=False, arena_log2=0, divisor=1,
+               grow=False, growth_log2=0, caller_memory=False):
+        """granularity 16 << 2*granule_log4; arena 256 KiB << arena_log2;
+        max block = arena / divisor (1..4); growth regions 128 KiB << g."""
+        a = granule_log4 | (big_alignment << 2) | (arena_log2 << 3) | \
+            ((divisor - 1) << 5)
+        b = int(grow) | (growth_log2 << 1) | (caller_memory << 3)
+        return bytes([a, b])
+
+    @staticmethod
+    def op(code):
+        return in_range(code, 0, Tlsf.NUM_OPS - 1)
+
+    @staticmethod
+    def size(n):
+        if n <= 256:
+            return bytes([0]) + in_range(n, 0, 256)
+        if n <= 8192:
+            return bytes([4]) + in_range(n, 0, 8192)
+        return bytes([7]) + in_range(n, 0, 1 << 18)
+
+    @staticmethod
+    def alignment(a=None):
+        return bytes([0 if a is None else a.bit_length()])
+
+    @classmethod
+    def alloc(cls, n, a=None, code=None):
+        return cls.op(cls.ALLOC if code is None else code) + cls.size(n) + \
+            cls.alignment(a)
+
+    @classmethod
+    def free(cls, block, how=0, window=4):
+        """how: 0 Free(handle) 1 TryFree 2 Free(ptr) 3 Deallocate
+        4 DeallocateChecked."""
+        out = cls.op(cls.FREE_HANDLE + min(how, 3)) + bytes([block])
+        if how >= 3:
+            out += bytes([how == 4])
+        return out + bytes([window])
+
+    @classmethod
+    def realloc(cls, block, n, by_handle=True):
+        return cls.op(cls.REALLOC if by_handle else cls.REALLOCATE) + \
+            bytes([block]) + cls.size(n)
+
+    @classmethod
+    def collect(cls, release=False, threshold_log2=0):
+        return cls.op(cls.COLLECT) + bytes([int(release), threshold_log2])
+
+    @classmethod
+    def add_region(cls, log2=0, system=True):
+        return cls.op(cls.ADD_REGION) + bytes([log2, int(system)])
+
+    @classmethod
+    def double_free(cls, pick, variant, window=1):
+        out = cls.op(cls.DOUBLE_FREE) + bytes([pick, variant])
+        return out + (bytes([window]) if variant == 0 else b"")
+
+    @classmethod
+    def foreign(cls, kind, checked=True, interior=None):
+        out = cls.op(cls.FOREIGN) + bytes([kind])
+        if kind == 1 and interior is not None:
+            out += bytes([interior[0]]) + in_range(interior[1] - 1, 0, 4095)
+        if kind <= 1:
+            out += bytes([int(checked)])
+        return out
+
+    @classmethod
+    def bad_request(cls, variant, bad_alignment_pick=None, size_pick=0,
+                    block=0):
+        if bad_alignment_pick is not None:
+            out = cls.op(cls.BAD_REQUEST) + bytes([1, bad_alignment_pick]) + \
+                cls.size(64)
+        else:
+            out = cls.op(cls.BAD_REQUEST) + bytes([0, size_pick])
+        out += bytes([variant])
+        return out + (bytes([block]) if variant >= 3 else b"")
+
+    @classmethod
+    def handle_of(cls, block):
+        return cls.op(cls.HANDLE_OF) + bytes([block])
+
+    @classmethod
+    def verify(cls):
+        return cls.op(cls.VERIFY_ALL)
+
+
+def tlsf_arena_seeds():
+    T = Tlsf
+    seeds = {}
+    seeds["split_and_merge"] = (
+        T.config() + T.alloc(100) + T.alloc(0) + T.alloc(5000, 256) +
+        T.alloc(64, 4096, T.TRY_ALLOC) + T.alloc(300, 32, T.ALLOCATE) +
+        T.free(1, 0) + T.free(0, 1, window=1) + T.alloc(48) +
+        T.realloc(0, 9000) + T.realloc(1, 10, by_handle=False) +
+        T.handle_of(2) + T.free(2, 2) + T.free(0, 3) + T.free(0, 4) +
+        T.verify())
+    seeds["deferred_collect"] = (
+        T.config(granule_log4=0) + b"".join(T.alloc(200 + 40 * i)
+                                            for i in range(8)) +
+        b"".join(T.free(0, 0, window=0) for _ in range(4)) +
+        T.collect() + T.alloc(2000) + T.free(1, 2, window=0) +
+        T.free(0, 1, window=0) + T.collect(release=True) + T.verify())
+    seeds["misuse"] = (
+        T.config(granule_log4=2) + T.alloc(100) + T.alloc(3000) +
+        T.alloc(10) + T.free(2) +
+        b"".join(T.double_free(0, v) for v in range(5)) +
+        T.foreign(0, True) + T.foreign(0, False) +
+        T.foreign(1, True, interior=(0, 16)) +
+        T.foreign(1, False, interior=(1, 100)) + T.foreign(2) +
+        T.foreign(3) + T.foreign(4) +
+        b"".join(T.bad_request(v, bad_alignment_pick=v) for v in range(5)) +
+        b"".join(T.bad_request(v, size_pick=v % 4) for v in range(5)))
+    seeds["growth"] = (
+        T.config(arena_log2=0, divisor=2, grow=True, growth_log2=0) +
+        b"".join(T.alloc(60000) for _ in range(6)) +
+        T.add_region(1, True) + T.add_region(0, False) +
+        b"".join(T.alloc(100000) for _ in range(3)) +
+        T.realloc(0, 120000) + T.collect(release=True, threshold_log2=1))
+    seeds["caller_memory_oom"] = (
+        T.config(granule_log4=3, big_alignment=True, divisor=4,
+                 caller_memory=True) +
+        b"".join(T.alloc(65536, 1024) for _ in range(6)) +
+        T.alloc(300, None, T.ALLOCATE) + T.realloc(0, 260000) +
+        T.realloc(1, 1) + T.free(0, 0) + T.alloc(65536, 65536))
+    return seeds
+
+
 HARNESSES = {
     "system_allocator": system_allocator_seeds,
+    "tlsf_arena": tlsf_arena_seeds,
 }
 
 
