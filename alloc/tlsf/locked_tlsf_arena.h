@@ -19,12 +19,11 @@
 #define TESSERA_ALLOC_TLSF_LOCKED_TLSF_ARENA_H_
 
 #include <memory>
+#include <mutex>
 #include <utility>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "alloc/allocator.h"
 #include "alloc/tlsf/tlsf_arena.h"
 
@@ -42,68 +41,68 @@ class LockedTlsfArena final : public Allocator {
   }
 
   absl::StatusOr<Handle> Alloc(size_t size, size_t alignment = 0) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->Alloc(size, alignment);
   }
   bool TryAlloc(size_t size, Handle* out, size_t alignment = 0) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->TryAlloc(size, out, alignment);
   }
   absl::Status Free(const Handle& handle,
                     int scan_window = kDefaultScanWindow) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->Free(handle, scan_window);
   }
   absl::Status Free(void* ptr, int scan_window = kDefaultScanWindow) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->Free(ptr, scan_window);
   }
   absl::StatusOr<Handle> Realloc(const Handle& handle, size_t new_size,
                                  size_t alignment = 0) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->Realloc(handle, new_size, alignment);
   }
   CollectReport Collect(const CollectOptions& options = {}) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->Collect(options);
   }
 
   TlsfStats Stats() const {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->Stats();
   }
   AllocatorStats stats() const override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->stats();
   }
   absl::Status CheckIntegrity() const override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->CheckIntegrity();
   }
   size_t max_allocation_size() const override { return max_allocation_size_; }
 
  protected:
   void* DoAllocate(size_t bytes, size_t alignment) noexcept override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->Allocate(bytes, alignment);
   }
   void* DoReallocate(void* ptr, size_t old_bytes, size_t new_bytes,
                      size_t alignment) noexcept override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->Reallocate(ptr, old_bytes, new_bytes, alignment);
   }
   void DoDeallocate(void* ptr, size_t bytes,
                     size_t alignment) noexcept override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     arena_->Deallocate(ptr, bytes, alignment);
   }
   absl::Status CheckOwnership(const void* ptr, size_t bytes,
                               size_t alignment) const override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->CheckOwnership(ptr, bytes, alignment);
   }
   void* CountFailure() noexcept override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return arena_->CountFailure();
   }
 
@@ -114,8 +113,10 @@ class LockedTlsfArena final : public Allocator {
         arena_(std::move(arena)) {}
 
   const size_t max_allocation_size_;  // immutable: no lock needed
-  mutable absl::Mutex mu_;
-  const std::unique_ptr<TlsfArena> arena_ ABSL_PT_GUARDED_BY(mu_);
+  // std::mutex rather than absl::Mutex: Debian's Abseil is built without
+  // TSan annotations, so TSan would not see absl::Mutex's happens-before.
+  mutable std::mutex mu_;
+  const std::unique_ptr<TlsfArena> arena_;  // guarded by mu_
 };
 
 }  // namespace tessera

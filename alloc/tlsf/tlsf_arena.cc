@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/str_format.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -23,6 +24,11 @@
 #ifdef TESSERA_TLSF_ASAN
 #include <sanitizer/asan_interface.h>
 #endif
+
+// The hot helpers are small and called from several places, so the compiler
+// would keep them out of line; inlining them into Alloc/Free removes a call
+// and a recomputation of the node address per step.
+#define TESSERA_TLSF_INLINE ABSL_ATTRIBUTE_ALWAYS_INLINE inline
 
 namespace tessera {
 namespace {
@@ -68,8 +74,10 @@ TlsfArena::TlsfArena(const TlsfArenaOptions& options)
       granule_shift_(Log2(options.granularity)),
       max_block_(options.max_block_size & ~(options.granularity - 1)),
       carve_bytes_(std::max<size_t>(sizeof(Node), options.granularity)),
-      arena_id_(g_next_arena_id.fetch_add(1, std::memory_order_relaxed)) {
+      arena_id_(g_next_arena_id.fetch_add(1, std::memory_order_relaxed)),
+      quick_depth_(options.quick_cache_depth) {
   for (auto& row : heads_) row.fill(kNil);
+  quick_head_.fill(kNil);
 }
 
 namespace {
@@ -295,7 +303,7 @@ void TlsfArena::Unpoison(const char* addr, size_t size) const {
 // Size classes, lists and metadata nodes.
 // ---------------------------------------------------------------------------
 
-void TlsfArena::SetSizeFlags(Node* n, uint64_t size, uint64_t flags) {
+TESSERA_TLSF_INLINE void TlsfArena::SetSizeFlags(Node* n, uint64_t size, uint64_t flags) {
   const uint64_t was_pending = n->size_flags & kFlagPending;
   pending_blocks_ += ((flags & kFlagPending) != 0) - (was_pending != 0);
   n->size_flags = size | flags;
@@ -303,7 +311,7 @@ void TlsfArena::SetSizeFlags(Node* n, uint64_t size, uint64_t flags) {
 
 // Size in granules u: classes (0, u) for u < 32 hold exactly u granules;
 // above, first level f = log2(u) - 4 and second level s = the next five bits.
-void TlsfArena::MapInsert(size_t size, int* fl, int* sl) const {
+TESSERA_TLSF_INLINE void TlsfArena::MapInsert(size_t size, int* fl, int* sl) const {
   const size_t u = size >> granule_shift_;
   if (u < kSlCount) {
     *fl = 0;
@@ -315,7 +323,7 @@ void TlsfArena::MapInsert(size_t size, int* fl, int* sl) const {
   }
 }
 
-uint32_t TlsfArena::FindFit(size_t size) const {
+TESSERA_TLSF_INLINE uint32_t TlsfArena::FindFit(size_t size) const {
   // Round the request up to the next class boundary, so that every block in
   // the class found is large enough: no walk along the list.
   size_t u = size >> granule_shift_;
@@ -341,7 +349,7 @@ uint32_t TlsfArena::FindFit(size_t size) const {
   return kNil;
 }
 
-void TlsfArena::InsertFree(uint32_t i) {
+TESSERA_TLSF_INLINE void TlsfArena::InsertFree(uint32_t i) {
   Node* n = N(i);
   n->size_flags |= kFlagFree;
   const size_t size = SizeOf(n);
@@ -358,7 +366,7 @@ void TlsfArena::InsertFree(uint32_t i) {
   ++free_blocks_;
 }
 
-void TlsfArena::RemoveFree(uint32_t i) {
+TESSERA_TLSF_INLINE void TlsfArena::RemoveFree(uint32_t i) {
   Node* n = N(i);
   const size_t size = SizeOf(n);
   int fl, sl;
@@ -378,7 +386,7 @@ void TlsfArena::RemoveFree(uint32_t i) {
   --free_blocks_;
 }
 
-uint32_t TlsfArena::PopNode() {
+TESSERA_TLSF_INLINE uint32_t TlsfArena::PopNode() {
   const uint32_t i = recycled_head_;
   if (i == kNil) return kNil;
   recycled_head_ = N(i)->next_free;
@@ -389,7 +397,7 @@ uint32_t TlsfArena::PopNode() {
   return i;
 }
 
-void TlsfArena::RecycleNode(uint32_t i) {
+TESSERA_TLSF_INLINE void TlsfArena::RecycleNode(uint32_t i) {
   Node* n = N(i);
   SetSizeFlags(n, 0, kFlagRecycled);
   n->addr = nullptr;
@@ -447,7 +455,7 @@ void TlsfArena::EnsureNodes(uint32_t count) {
   }
 }
 
-void TlsfArena::LinkBelow(uint32_t fresh, uint32_t upper) {
+TESSERA_TLSF_INLINE void TlsfArena::LinkBelow(uint32_t fresh, uint32_t upper) {
   Node* f = N(fresh);
   Node* u = N(upper);
   f->prev_phys = u->prev_phys;
@@ -460,7 +468,7 @@ void TlsfArena::LinkBelow(uint32_t fresh, uint32_t upper) {
 // Allocation and free.
 // ---------------------------------------------------------------------------
 
-void TlsfArena::NoteAllocated(uint32_t i) {
+TESSERA_TLSF_INLINE void TlsfArena::NoteAllocated(uint32_t i) {
   Node* n = N(i);
   const size_t size = SizeOf(n);
   used_bytes_ += size;
@@ -482,12 +490,31 @@ void TlsfArena::NoteAllocated(uint32_t i) {
 // takes a fresh node below the free block, whose node keeps the upper part.
 // So the node of a region's last block changes only when that block is
 // carved away or absorbed by a Realloc.
-uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignment,
+TESSERA_TLSF_INLINE uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignment,
                                Failure* why) {
-  if (recycled_count_ < 2) EnsureNodes(2);
   const bool aligned = alignment > granule_;
+  const size_t u = rounded >> granule_shift_;
+  if (u <= kQuickClasses && quick_head_[u] != kNil && !aligned) {
+    const uint32_t q = quick_head_[u];
+    Node* nq = N(q);
+    quick_head_[u] = nq->next_free;
+    --quick_count_[u];
+    --cached_blocks_;
+    cached_bytes_ -= rounded;
+    nq->size_flags = rounded;
+    used_bytes_ += rounded;
+    if (used_bytes_ > peak_used_) peak_used_ = used_bytes_;
+    Unpoison(nq->addr, rounded);
+    return q;
+  }
+  if (recycled_count_ < 2) EnsureNodes(2);
   const size_t need = aligned ? rounded + alignment - granule_ : rounded;
   uint32_t b = FindFit(need);
+  if (b == kNil && cached_blocks_ != 0) {
+    // The cached blocks may merge into something that fits.
+    FlushQuickCache();
+    b = FindFit(need);
+  }
   if (b == kNil) {
     if (options_.grow && Grow(need)) b = FindFit(need);
     if (b == kNil) {
@@ -551,7 +578,46 @@ uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignment,
 // that is not pending has no free neighbour of its own, so the scan stops
 // after it without loading the next node: an immediate free touches only the
 // block's own node, its two neighbours and their list links.
-void TlsfArena::FreeBlock(uint32_t b, int scan_window) {
+TESSERA_TLSF_INLINE void TlsfArena::FreeBlock(uint32_t b, int scan_window) {
+  Node* nb = N(b);
+  const size_t u = SizeOf(nb) >> granule_shift_;
+  if (u <= kQuickClasses && quick_count_[u] < quick_depth_ &&
+      scan_window > 0) {
+    // Quick cache: the block stays allocated in the address chain (so its
+    // neighbours do not merge with it) and its pointer index entry stays
+    // valid for when it is handed out again.
+    const size_t size = SizeOf(nb);
+    used_bytes_ -= size;
+    PoisonFree(nb->addr, size);
+    nb->size_flags = size | kFlagCached;
+    nb->next_free = quick_head_[u];
+    quick_head_[u] = b;
+    ++quick_count_[u];
+    ++cached_blocks_;
+    cached_bytes_ += size;
+    return;
+  }
+  FreeBlockNow(b, scan_window);
+}
+
+void TlsfArena::FlushQuickCache() {
+  for (uint32_t u = 1; u <= kQuickClasses; ++u) {
+    while (quick_head_[u] != kNil) {
+      const uint32_t b = quick_head_[u];
+      Node* nb = N(b);
+      quick_head_[u] = nb->next_free;
+      --quick_count_[u];
+      --cached_blocks_;
+      const size_t size = SizeOf(nb);
+      cached_bytes_ -= size;
+      nb->size_flags = size;
+      used_bytes_ += size;  // FreeBlockNow takes it off again
+      FreeBlockNow(b, kDefaultScanWindow);
+    }
+  }
+}
+
+TESSERA_TLSF_INLINE void TlsfArena::FreeBlockNow(uint32_t b, int scan_window) {
   Node* nb = N(b);
   size_t size = SizeOf(nb);
   used_bytes_ -= size;
@@ -731,7 +797,7 @@ absl::Status TlsfArena::ValidateHandle(const Handle& handle) const {
   }
   const Node* n = N(i);
   if (n->addr != handle.address_ ||
-      (n->size_flags & (kFlagFree | kFlagRecycled)) != 0) {
+      (n->size_flags & kFlagNotLive) != 0) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "tlsf: double free: the block at %p is not live (already freed)",
         handle.address_));
@@ -759,12 +825,12 @@ absl::Status TlsfArena::LookupPointer(const void* ptr, uint32_t* node,
   const int ir = static_cast<int>(i >> kLocalBits);
   if (ir < num_regions_ && (i & kLocalMask) < regions_[ir].carved) {
     const Node* n = N(i);
-    if (n->addr == ptr && (n->size_flags & (kFlagFree | kFlagRecycled)) == 0) {
+    if (n->addr == ptr && (n->size_flags & kFlagNotLive) == 0) {
       *node = i;
       return absl::OkStatus();
     }
     const char* p = static_cast<const char*>(ptr);
-    if ((n->size_flags & kFlagRecycled) != 0 ||
+    if ((n->size_flags & (kFlagRecycled | kFlagCached)) != 0 ||
         (IsFree(n) && p >= n->addr && p < n->addr + SizeOf(n))) {
       *violation = ContractViolation::kDoubleFree;
       return absl::FailedPreconditionError(absl::StrFormat(
@@ -842,7 +908,7 @@ bool TlsfArena::TryFree(const Handle& handle, int scan_window) {
       (i & kLocalMask) < regions_[r].carved) {
     const Node* n = N(i);
     if (n->addr == handle.address_ &&
-        (n->size_flags & (kFlagFree | kFlagRecycled)) == 0) {
+        (n->size_flags & kFlagNotLive) == 0) {
       stats_.RecordDeallocation(SizeOf(n));
       FreeBlock(i, scan_window);
       return true;
@@ -973,6 +1039,7 @@ absl::Status TlsfArena::CheckOwnership(const void* ptr, size_t bytes,
 
 CollectReport TlsfArena::Collect(const CollectOptions& options) {
   CollectReport report;
+  FlushQuickCache();
   for (int r = 0; r < num_regions_; ++r) {
     const Region& region = regions_[r];
     for (uint32_t x = region.last; x != kNil; x = N(x)->prev_phys) {
@@ -1033,6 +1100,8 @@ TlsfStats TlsfArena::Stats() const {
   }
   s.free_blocks = free_blocks_;
   s.pending_free_blocks = pending_blocks_;
+  s.cached_blocks = cached_blocks_;
+  s.cached_bytes = cached_bytes_;
   s.live_blocks = base.live_allocations();
   s.metadata_nodes_carved = carved_total_;
   s.metadata_nodes_in_use = carved_total_ - recycled_count_;
@@ -1100,7 +1169,7 @@ absl::Status TlsfArena::CheckIntegrity() const {
   // 2. A free block with a free neighbour is pending (so two adjacent free
   //    blocks are both pending).
   uint64_t free_count = 0, pending_count = 0, live_count = 0;
-  uint64_t free_sum = 0, used_sum = 0;
+  uint64_t free_sum = 0, used_sum = 0, cached_count = 0, cached_sum = 0;
   for (int r = 0; r < num_regions_; ++r) {
     for (uint32_t x = regions_[r].last; x != kNil; x = N(x)->prev_phys) {
       const Node* n = N(x);
@@ -1117,6 +1186,9 @@ absl::Status TlsfArena::CheckIntegrity() const {
                                    p->addr, n->addr));
           }
         }
+      } else if ((n->size_flags & kFlagCached) != 0) {
+        ++cached_count;
+        cached_sum += SizeOf(n);
       } else {
         ++live_count;
         used_sum += SizeOf(n);
@@ -1220,6 +1292,37 @@ absl::Status TlsfArena::CheckIntegrity() const {
                            live_count, used_bytes_, base.bytes_in_use,
                            free_bytes_, free_blocks_, pending_blocks_,
                            base.live_allocations()));
+  }
+
+  // 8. The quick cache.
+  uint64_t quick_listed = 0, quick_bytes = 0;
+  for (uint32_t u = 1; u <= kQuickClasses; ++u) {
+    uint32_t length = 0;
+    for (uint32_t x = quick_head_[u]; x != kNil; x = N(x)->next_free) {
+      if (!valid_index(x) || ++length > quick_depth_ ||
+          N(x)->size_flags != ((u << granule_shift_) | kFlagCached)) {
+        return violated(8, absl::StrFormat("quick list %u reaches node %u, "
+                                           "which is not a cached block of "
+                                           "that size, or exceeds depth %u",
+                                           u, x, quick_depth_));
+      }
+      quick_bytes += SizeOf(N(x));
+    }
+    if (length != quick_count_[u]) {
+      return violated(8, absl::StrFormat("quick list %u holds %u blocks, its "
+                                         "count says %u",
+                                         u, length, quick_count_[u]));
+    }
+    quick_listed += length;
+  }
+  if (quick_listed != cached_count || cached_count != cached_blocks_ ||
+      quick_bytes != cached_sum || cached_sum != cached_bytes_) {
+    return violated(8, absl::StrFormat("%u cached blocks (%u bytes) in the "
+                                       "chains, %u (%u bytes) on quick lists, "
+                                       "counters say %u (%u bytes)",
+                                       cached_count, cached_sum, quick_listed,
+                                       quick_bytes, cached_blocks_,
+                                       cached_bytes_));
   }
   return absl::OkStatus();
 }

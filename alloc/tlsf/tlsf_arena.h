@@ -66,6 +66,9 @@
 //   6. Every allocated block's pointer index entry names its node.
 //   7. The statistics equal a recount: allocated and free bytes, free and
 //      pending block counts, live blocks = allocations - frees.
+//   8. Every cached block is on the quick-cache list of its size and only
+//      there, no list is longer than the cache depth, and the cached counts
+//      match.
 //
 // Bad input never corrupts the arena:
 //   * Size 0 is a request for a minimal block (one granule).
@@ -142,6 +145,14 @@ struct TlsfArenaOptions {
   bool grow = false;
   size_t growth_region_bytes = size_t{64} << 20;
   SystemMemory system_memory = DefaultSystemMemory();
+  // Quick cache (off by default): keep up to this many freed blocks of each
+  // size from 1 to 8 granules unmerged, and hand them straight back to the
+  // next request of that exact size (a tcache-like front: a free and an
+  // allocate of a small block then cost a list push and pop). Cached blocks
+  // count as free for the caller but are not merged with their neighbours
+  // until Collect(), or until an allocation would otherwise fail. Deferred
+  // frees (scan window 0) and aligned requests bypass the cache.
+  uint32_t quick_cache_depth = 0;
 };
 
 // What the arena looks like now. All O(1) except `largest_free_block`, which
@@ -153,6 +164,8 @@ struct TlsfStats {
   uint64_t largest_free_block = 0;   // bytes
   uint64_t free_blocks = 0;
   uint64_t pending_free_blocks = 0;  // free blocks that may have a free neighbour
+  uint64_t cached_blocks = 0;        // freed blocks held by the quick cache
+  uint64_t cached_bytes = 0;
   uint64_t live_blocks = 0;
   uint64_t metadata_nodes_in_use = 0;  // nodes describing a block
   uint64_t metadata_nodes_carved = 0;  // in use + recycled
@@ -333,7 +346,12 @@ class TlsfArena final : public Allocator {
   static constexpr uint64_t kFlagFree = 1;
   static constexpr uint64_t kFlagPending = 2;
   static constexpr uint64_t kFlagRecycled = 4;
-  static constexpr uint64_t kFlagMask = 7;
+  static constexpr uint64_t kFlagCached = 8;
+  static constexpr uint64_t kFlagMask = 15;
+  // A block that is not live for its caller: free, recycled or cached.
+  static constexpr uint64_t kFlagNotLive =
+      kFlagFree | kFlagRecycled | kFlagCached;
+  static constexpr uint32_t kQuickClasses = 8;
 
   enum class Failure { kNone, kOutOfMemory, kMetadata };
 
@@ -372,6 +390,8 @@ class TlsfArena final : public Allocator {
 
   uint32_t AllocBlock(size_t size, size_t alignment, Failure* why);
   void FreeBlock(uint32_t i, int scan_window);
+  void FreeBlockNow(uint32_t i, int scan_window);
+  void FlushQuickCache();
   bool ResizeInPlace(uint32_t i, size_t new_size);
   absl::Status ValidateRequest(size_t size, size_t alignment,
                                size_t* rounded) const;
@@ -405,6 +425,14 @@ class TlsfArena final : public Allocator {
   std::array<Node*, kMaxRegions> segs_{};  // node area top of each region
   std::array<Region, kMaxRegions> regions_;
   int num_regions_ = 0;
+
+  // Quick cache: per size in granules (1..kQuickClasses), a LIFO of freed
+  // blocks kept unmerged (linked through next_free).
+  std::array<uint32_t, kQuickClasses + 1> quick_head_;
+  std::array<uint32_t, kQuickClasses + 1> quick_count_{};
+  const uint32_t quick_depth_;
+  uint64_t cached_blocks_ = 0;
+  uint64_t cached_bytes_ = 0;
 
   uint32_t recycled_head_ = kNil;
   uint32_t recycled_count_ = 0;

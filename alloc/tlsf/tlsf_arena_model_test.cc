@@ -31,6 +31,7 @@ struct ModelConfig {
   bool grow;
   uint64_t seed;
   int operations;
+  uint32_t quick_cache_depth = 0;
 };
 
 struct LiveBlock {
@@ -72,6 +73,7 @@ class TlsfArenaModelTest : public ::testing::TestWithParam<ModelConfig> {
     options.grow = config.grow;
     options.growth_region_bytes = config.arena_bytes;
     options.max_block_size = 256 * 1024;
+    options.quick_cache_depth = config.quick_cache_depth;
     absl::StatusOr<std::unique_ptr<TlsfArena>> arena =
         TlsfArena::Create(options);
     ASSERT_TRUE(arena.ok()) << arena.status();
@@ -223,7 +225,8 @@ TEST_P(TlsfArenaModelTest, RandomOperationsKeepEveryInvariant) {
     ASSERT_EQ(arena_->stats().reallocations, reallocations_) << "op " << op;
     ASSERT_LE(stats.largest_free_block, stats.free_bytes);
     // One node per block, nothing leaked: metadata tracks the block count.
-    ASSERT_EQ(stats.metadata_nodes_in_use, live_.size() + stats.free_blocks);
+    ASSERT_EQ(stats.metadata_nodes_in_use,
+              live_.size() + stats.free_blocks + stats.cached_blocks);
   }
   // Drain: everything verifies, and the arena returns to one free block per
   // region.
@@ -249,7 +252,9 @@ INSTANTIATE_TEST_SUITE_P(
                       ModelConfig{"small_g16", 1 << 20, 16, false, 2, 4000},
                       ModelConfig{"growing", 256 << 10, 64, true, 3, 3000},
                       ModelConfig{"tight_g256", 512 << 10, 256, false, 4,
-                                  3000}),
+                                  3000},
+                      ModelConfig{"quick_cache", 1 << 20, 64, false, 5, 4000,
+                                  4}),
     [](const ::testing::TestParamInfo<ModelConfig>& info) {
       return std::string(info.param.name);
     });

@@ -729,6 +729,90 @@ TEST(TlsfArenaTest, WorksThroughTheGenericInterfaceAndPmr) {
   EXPECT_TRUE(allocator.CheckIntegrity().ok());
 }
 
+// ---- Quick cache. ----
+
+TlsfArenaOptions QuickCache(uint32_t depth) {
+  TlsfArenaOptions options;
+  options.quick_cache_depth = depth;
+  return options;
+}
+
+TEST(TlsfQuickCacheTest, FreedSmallBlockIsHandedBackUnmerged) {
+  auto arena = MakeArena(1 * kMiB, QuickCache(4));
+  Handle a = *arena->Alloc(64), b = *arena->Alloc(100);
+  const uint64_t free_blocks = arena->Stats().free_blocks;
+  ASSERT_TRUE(arena->Free(a).ok());
+  TlsfStats stats = arena->Stats();
+  EXPECT_EQ(stats.cached_blocks, 1u);
+  EXPECT_EQ(stats.cached_bytes, 64u);
+  EXPECT_EQ(stats.free_blocks, free_blocks);  // not merged, not listed
+  EXPECT_EQ(stats.bytes_in_use, 128u);
+  EXPECT_EQ(stats.live_blocks, 1u);
+  EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
+  absl::StatusOr<Handle> again = arena->Alloc(10);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->address(), a.address());
+  EXPECT_EQ(arena->Stats().cached_blocks, 0u);
+  // Other sizes and aligned requests do not take it.
+  ASSERT_TRUE(arena->Free(*again).ok());
+  absl::StatusOr<Handle> other = arena->Alloc(200);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->address(), a.address());
+  EXPECT_EQ(arena->Stats().cached_blocks, 1u);
+  EXPECT_TRUE(arena->Free(b).ok());
+  EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
+}
+
+TEST(TlsfQuickCacheTest, DoubleFreeOfACachedBlockIsDetected) {
+  ViolationRecorder recorder;
+  auto arena = MakeArena(1 * kMiB, QuickCache(4));
+  Handle a = *arena->Alloc(64);
+  ASSERT_TRUE(arena->Free(a).ok());
+  EXPECT_THAT(Message(arena->Free(a)), HasSubstr("double free"));
+  EXPECT_THAT(Message(arena->Free(a.address())), HasSubstr("double free"));
+  arena->Deallocate(a.address(), 64);
+  ASSERT_EQ(recorder.violations().size(), 1u);
+  EXPECT_EQ(recorder.violations()[0].violation, ContractViolation::kDoubleFree);
+  EXPECT_EQ(arena->Stats().cached_blocks, 1u);
+  EXPECT_TRUE(arena->CheckIntegrity().ok());
+}
+
+TEST(TlsfQuickCacheTest, CacheIsBoundedAndCollectMergesIt) {
+  auto arena = MakeArena(1 * kMiB, QuickCache(3));
+  std::vector<Handle> blocks;
+  for (int i = 0; i < 10; ++i) blocks.push_back(*arena->Alloc(64));
+  for (const Handle& h : blocks) ASSERT_TRUE(arena->Free(h).ok());
+  EXPECT_EQ(arena->Stats().cached_blocks, 3u);
+  EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
+  arena->Collect();
+  const TlsfStats stats = arena->Stats();
+  EXPECT_EQ(stats.cached_blocks, 0u);
+  EXPECT_EQ(stats.free_blocks, 1u);
+  EXPECT_EQ(stats.largest_free_block, stats.free_bytes);
+  EXPECT_TRUE(arena->CheckIntegrity().ok());
+}
+
+TEST(TlsfQuickCacheTest, AllocationThatWouldFailFlushesTheCacheFirst) {
+  Buffer buffer(64 * kKiB);
+  TlsfArenaOptions options = QuickCache(64);
+  absl::StatusOr<std::unique_ptr<TlsfArena>> made =
+      TlsfArena::CreateOver(buffer.data, buffer.size, {}, options);
+  ASSERT_TRUE(made.ok());
+  TlsfArena& arena = **made;
+  std::vector<Handle> blocks;
+  Handle h;
+  while (arena.TryAlloc(64, &h)) blocks.push_back(h);
+  for (int i = 0; i < 32; ++i) ASSERT_TRUE(arena.Free(blocks[i]).ok());
+  EXPECT_EQ(arena.Stats().cached_blocks, 32u);
+  EXPECT_EQ(arena.Stats().free_bytes, 0u);
+  // 32 adjacent cached granules merge into one 2 KiB block on demand.
+  absl::StatusOr<Handle> big = arena.Alloc(2048);
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_EQ(big->address(), blocks[0].address());
+  EXPECT_EQ(arena.Stats().cached_blocks, 0u);
+  EXPECT_TRUE(arena.CheckIntegrity().ok()) << arena.CheckIntegrity();
+}
+
 // ---- Growth. ----
 
 TEST(TlsfArenaTest, ArenaThatMayNotGrowNeverCallsSystemMemory) {
