@@ -65,21 +65,31 @@ void ConvertRow(const char* src, int64_t src_stride, char* dst,
   }
 }
 
+using ConvertRowFn = void (*)(const char*, int64_t, char*, int64_t, int64_t);
+
+// One row converter per (from, to) pair, picked once per copy: a table of
+// function pointers keeps the 121 pairs from each instantiating the N-d loop.
+ConvertRowFn ConvertRowFor(DType from, DType to) {
+  return VisitDType(from, [to](auto src_zero) {
+    using From = decltype(src_zero);
+    return VisitDType(to, [](auto dst_zero) -> ConvertRowFn {
+      using To = decltype(dst_zero);
+      return &ConvertRow<To, From>;
+    });
+  });
+}
+
 void CopyConvertUnchecked(const Tensor& source, const Tensor& destination) {
   std::array<char*, 2> base = {const_cast<char*>(
                                    static_cast<const char*>(source.data())),
                                static_cast<char*>(destination.mutable_data())};
-  VisitDType(source.dtype(), [&](auto src_zero) {
-    using From = decltype(src_zero);
-    VisitDType(destination.dtype(), [&](auto dst_zero) {
-      using To = decltype(dst_zero);
-      internal::ForEachRow<2>(
-          source.shape(), {source.strides(), destination.strides()}, base,
-          [](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t n) {
-            ConvertRow<To, From>(p[0], s[0], p[1], s[1], n);
-          });
-    });
-  });
+  const ConvertRowFn convert =
+      ConvertRowFor(source.dtype(), destination.dtype());
+  internal::ForEachRow<2>(
+      source.shape(), {source.strides(), destination.strides()}, base,
+      [convert](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t n) {
+        convert(p[0], s[0], p[1], s[1], n);
+      });
 }
 
 bool SameLayout(const Tensor& a, const Tensor& b) {

@@ -30,6 +30,8 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "tensor/dtype.h"
+#include "tensor/kernels/binary.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera {
@@ -37,6 +39,13 @@ namespace kernels {
 namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
+
+// This target's row kernel for every op and dtype (defined in binary.cc;
+// bool must already be mapped as binary.h's BinaryRow does). Tests call it
+// per target instead of instantiating the templates below again.
+void BinaryRowImpl(BinaryOp op, DType dtype, const void* a, int64_t sa,
+                   const void* b, int64_t sb, void* out, int64_t so,
+                   int64_t n);
 
 // Unaligned, aliasing-safe scalar access (FromBuffer may hand out any
 // address).

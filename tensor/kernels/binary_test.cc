@@ -84,8 +84,14 @@ T RandomValue(std::mt19937_64& rng) {
 const size_t kLengths[] = {0,  1,  2,  3,  4,  5,  7,  8,  9,  15,  16,  17,
                            31, 32, 33, 63, 64, 65, 66, 127, 128, 129, 130, 257};
 
-template <class Op, typename T>
+template <typename T>
 void CheckOp(BinaryOp op, std::mt19937_64& rng) {
+  // The library's own kernel for this target; uint8 stands for bool here.
+  const DType dtype = kDTypeOf<T>;
+  auto row = [&](const char* a, int64_t sa, const char* b, int64_t sb,
+                 char* out, int64_t so, int64_t n) {
+    BinaryRowImpl(op, dtype, a, sa, b, sb, out, so, n);
+  };
   constexpr int64_t kSize = sizeof(T);
   for (size_t n : kLengths) {
     std::vector<T> a(n), b(n), out(n);
@@ -97,7 +103,7 @@ void CheckOp(BinaryOp op, std::mt19937_64& rng) {
     const int64_t len = static_cast<int64_t>(n);
 
     // Contiguous.
-    BinaryRowT<Op, T>(bytes(a), kSize, bytes(b), kSize, bytes(out), kSize, len);
+    row(bytes(a), kSize, bytes(b), kSize, bytes(out), kSize, len);
     for (size_t i = 0; i < n; ++i) {
       ASSERT_TRUE(SameValue(Reference(op, a[i], b[i]), out[i]))
           << BinaryOpName(op) << " contiguous n=" << n << " i=" << i;
@@ -105,12 +111,12 @@ void CheckOp(BinaryOp op, std::mt19937_64& rng) {
     if (n == 0) continue;
 
     // Scalar on the right, then on the left (stride 0).
-    BinaryRowT<Op, T>(bytes(a), kSize, bytes(b), 0, bytes(out), kSize, len);
+    row(bytes(a), kSize, bytes(b), 0, bytes(out), kSize, len);
     for (size_t i = 0; i < n; ++i) {
       ASSERT_TRUE(SameValue(Reference(op, a[i], b[0]), out[i]))
           << BinaryOpName(op) << " scalar right n=" << n << " i=" << i;
     }
-    BinaryRowT<Op, T>(bytes(a), 0, bytes(b), kSize, bytes(out), kSize, len);
+    row(bytes(a), 0, bytes(b), kSize, bytes(out), kSize, len);
     for (size_t i = 0; i < n; ++i) {
       ASSERT_TRUE(SameValue(Reference(op, a[0], b[i]), out[i]))
           << BinaryOpName(op) << " scalar left n=" << n << " i=" << i;
@@ -118,7 +124,7 @@ void CheckOp(BinaryOp op, std::mt19937_64& rng) {
 
     // Generic: `a` read backwards, output every other element.
     std::vector<T> wide(2 * n);
-    BinaryRowT<Op, T>(bytes(a) + (len - 1) * kSize, -kSize, bytes(b), kSize,
+    row(bytes(a) + (len - 1) * kSize, -kSize, bytes(b), kSize,
                       bytes(wide), 2 * kSize, len);
     for (size_t i = 0; i < n; ++i) {
       ASSERT_TRUE(SameValue(Reference(op, a[n - 1 - i], b[i]), wide[2 * i]))
@@ -128,7 +134,7 @@ void CheckOp(BinaryOp op, std::mt19937_64& rng) {
     // In place: out is a.
     std::vector<T> expected(n);
     for (size_t i = 0; i < n; ++i) expected[i] = Reference(op, a[i], b[i]);
-    BinaryRowT<Op, T>(bytes(a), kSize, bytes(b), kSize, bytes(a), kSize, len);
+    row(bytes(a), kSize, bytes(b), kSize, bytes(a), kSize, len);
     for (size_t i = 0; i < n; ++i) {
       ASSERT_TRUE(SameValue(expected[i], a[i]))
           << BinaryOpName(op) << " in place n=" << n << " i=" << i;
@@ -138,13 +144,13 @@ void CheckOp(BinaryOp op, std::mt19937_64& rng) {
 
 template <typename T>
 void CheckAllOps(std::mt19937_64& rng) {
-  CheckOp<AddOp, T>(BinaryOp::kAdd, rng);
-  CheckOp<SubtractOp, T>(BinaryOp::kSubtract, rng);
-  CheckOp<MultiplyOp, T>(BinaryOp::kMultiply, rng);
-  CheckOp<MaximumOp, T>(BinaryOp::kMaximum, rng);
-  CheckOp<MinimumOp, T>(BinaryOp::kMinimum, rng);
+  CheckOp<T>(BinaryOp::kAdd, rng);
+  CheckOp<T>(BinaryOp::kSubtract, rng);
+  CheckOp<T>(BinaryOp::kMultiply, rng);
+  CheckOp<T>(BinaryOp::kMaximum, rng);
+  CheckOp<T>(BinaryOp::kMinimum, rng);
   if constexpr (std::is_floating_point<T>::value) {
-    CheckOp<DivideOp, T>(BinaryOp::kDivide, rng);
+    CheckOp<T>(BinaryOp::kDivide, rng);
   }
 }
 
@@ -173,11 +179,13 @@ void TestMaximumMinimumPropagateNaNInEveryLane() {
       std::vector<float> a(n, 1.0f), b(n, 2.0f), out(n);
       (side == 0 ? a : b)[nan_at] = std::numeric_limits<float>::quiet_NaN();
       auto bytes = [](auto& v) { return reinterpret_cast<char*>(v.data()); };
-      BinaryRowT<MaximumOp, float>(bytes(a), 4, bytes(b), 4, bytes(out), 4, n);
+      BinaryRowImpl(BinaryOp::kMaximum, DType::kFloat32, bytes(a), 4, bytes(b), 4,
+                    bytes(out), 4, n);
       for (size_t i = 0; i < n; ++i) {
         ASSERT_EQ(std::isnan(out[i]), i == nan_at) << "max i=" << i;
       }
-      BinaryRowT<MinimumOp, float>(bytes(a), 4, bytes(b), 4, bytes(out), 4, n);
+      BinaryRowImpl(BinaryOp::kMinimum, DType::kFloat32, bytes(a), 4, bytes(b), 4,
+                    bytes(out), 4, n);
       for (size_t i = 0; i < n; ++i) {
         ASSERT_EQ(std::isnan(out[i]), i == nan_at) << "min i=" << i;
       }

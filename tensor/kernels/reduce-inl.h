@@ -18,6 +18,8 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "tensor/dtype.h"
+#include "tensor/kernels/reduce.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera {
@@ -25,6 +27,10 @@ namespace kernels {
 namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
+
+// This target's line kernel for every op and dtype (defined in reduce.cc).
+void ReduceLineImpl(ReduceOp op, DType dtype, const void* data, int64_t stride,
+                    int64_t n, void* out);
 
 template <typename T>
 HWY_INLINE T LoadElement(const char* p) {

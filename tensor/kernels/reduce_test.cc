@@ -27,6 +27,19 @@ namespace kernels {
 namespace HWY_NAMESPACE {
 namespace {
 
+// The library's own kernel for this target.
+template <typename Out, typename T>
+Out Line(ReduceOp op, const char* p, int64_t stride, size_t n) {
+  Out out;
+  ReduceLineImpl(op, kDTypeOf<T>, p, stride, static_cast<int64_t>(n), &out);
+  return out;
+}
+
+template <typename T>
+T MinMax(const char* p, int64_t stride, size_t n, bool is_max) {
+  return Line<T, T>(is_max ? ReduceOp::kMax : ReduceOp::kMin, p, stride, n);
+}
+
 const size_t kLengths[] = {1,  2,  3,  4,  5,  7,  8,  9,   15,  16,  17, 31,
                            32, 33, 63, 64, 65, 66, 127, 128, 129, 257, 1000};
 
@@ -41,10 +54,10 @@ void CheckMinMax(std::mt19937_64& rng) {
       hi = x > hi ? x : hi;
     }
     const char* p = reinterpret_cast<const char*>(v.data());
-    ASSERT_EQ(MinMaxLine<T>(p, sizeof(T), n, false), lo) << n;
-    ASSERT_EQ(MinMaxLine<T>(p, sizeof(T), n, true), hi) << n;
+    ASSERT_EQ(MinMax<T>(p, sizeof(T), n, false), lo) << n;
+    ASSERT_EQ(MinMax<T>(p, sizeof(T), n, true), hi) << n;
     // Strided view of the same data, backwards.
-    ASSERT_EQ(MinMaxLine<T>(p + (n - 1) * sizeof(T),
+    ASSERT_EQ(MinMax<T>(p + (n - 1) * sizeof(T),
                             -static_cast<int64_t>(sizeof(T)), n, true),
               hi);
   }
@@ -57,9 +70,9 @@ void CheckFloatMinMaxNaN() {
       std::vector<T> v(n, T(1));
       v[at] = std::numeric_limits<T>::quiet_NaN();
       const char* p = reinterpret_cast<const char*>(v.data());
-      ASSERT_TRUE(std::isnan(MinMaxLine<T>(p, sizeof(T), n, true)))
+      ASSERT_TRUE(std::isnan(MinMax<T>(p, sizeof(T), n, true)))
           << "n=" << n << " at=" << at;
-      ASSERT_TRUE(std::isnan(MinMaxLine<T>(p, sizeof(T), n, false)))
+      ASSERT_TRUE(std::isnan(MinMax<T>(p, sizeof(T), n, false)))
           << "n=" << n << " at=" << at;
     }
   }
@@ -74,8 +87,9 @@ void CheckIntegerSum(std::mt19937_64& rng) {
       x = static_cast<T>(rng());
       expected += static_cast<uint64_t>(static_cast<Acc>(x));
     }
-    ASSERT_EQ((SumIntegers<T, Acc>(reinterpret_cast<const char*>(v.data()),
-                                   sizeof(T), n)),
+    ASSERT_EQ((Line<Acc, T>(ReduceOp::kSum,
+                            reinterpret_cast<const char*>(v.data()), sizeof(T),
+                            n)),
               static_cast<Acc>(expected))
         << n;
   }
