@@ -323,9 +323,106 @@ def tlsf_arena_seeds():
     return seeds
 
 
+# ---- alloc/pool/stacked_pool_fuzzer.cc ----
+
+class Pool:
+    """Encoder for the StackedPool harness's input language."""
+
+    (TAKE, TAKE_CHECKED, TAKE_BATCH, RETURN, RETURN_CHECKED, RETURN_BATCH,
+     TRIM, DOUBLE_RETURN, FOREIGN, VERIFY_ALL, NUM_OPS) = range(11)
+    GROW, UPSTREAM, FAIL = 0, 1, 2
+
+    @staticmethod
+    def config(cell=16, align_log2=1, page_aligned=False, cells=8, initial=1,
+               policy=0, block_source=False, checks=True, trim=False,
+               trim_factor=1, bad_option=0):
+        """cell: multiple of 8 up to 512; alignment 8 << align_log2 (0..7)
+        or 4096; cells per block 1..64; initial blocks 0..3."""
+        a = (cell // 8 - 1) | ((align_log2 & 3) << 6)
+        b = (align_log2 >> 2) | (page_aligned << 1) | ((cells - 1) << 2)
+        c = initial | (policy << 2) | (block_source << 4) | \
+            ((not checks) << 5) | (trim << 6) | ((trim_factor - 1) << 7)
+        return bytes([a, b, c, bad_option])
+
+    @staticmethod
+    def op(code):
+        return in_range(code, 0, Pool.NUM_OPS - 1)
+
+    @classmethod
+    def take(cls, checked=False):
+        return cls.op(cls.TAKE_CHECKED if checked else cls.TAKE)
+
+    @classmethod
+    def take_batch(cls, n):
+        return cls.op(cls.TAKE_BATCH) + bytes([n])
+
+    @classmethod
+    def ret(cls, cell, checked=False):
+        return cls.op(cls.RETURN_CHECKED if checked else cls.RETURN) + \
+            bytes([cell])
+
+    @classmethod
+    def return_batch(cls, n):
+        return cls.op(cls.RETURN_BATCH) + bytes([n])
+
+    @classmethod
+    def trim(cls):
+        return cls.op(cls.TRIM)
+
+    @classmethod
+    def double_return(cls, pick, checked):
+        return cls.op(cls.DOUBLE_RETURN) + bytes([pick, int(checked)])
+
+    @classmethod
+    def foreign(cls, kind, cell=0, checked=True, checks_on=True):
+        out = cls.op(cls.FOREIGN) + bytes([kind])
+        if kind > 0:
+            out += bytes([cell])
+        return out + (bytes([int(checked)]) if checks_on else b"")
+
+    @classmethod
+    def verify(cls):
+        return cls.op(cls.VERIFY_ALL)
+
+
+def stacked_pool_seeds():
+    P = Pool
+    seeds = {}
+    seeds["grow_and_trim"] = (
+        P.config(cell=24, cells=4, initial=0) +
+        b"".join(P.take() for _ in range(10)) + P.take(True) +
+        P.ret(3) + P.ret(0, True) + P.take_batch(9) + P.return_batch(12) +
+        P.trim() + P.take() + P.verify())
+    seeds["upstream_overflow"] = (
+        P.config(cell=64, align_log2=3, cells=2, initial=1, policy=P.UPSTREAM,
+                 bad_option=4) +
+        b"".join(P.take() for _ in range(6)) + P.ret(0) + P.ret(4, True) +
+        P.take_batch(5) + P.return_batch(3) + P.trim())
+    seeds["fail_policy"] = (
+        P.config(cell=8, cells=3, initial=1, policy=P.FAIL, bad_option=1) +
+        b"".join(P.take() for _ in range(5)) + P.take(True) +
+        P.take_batch(4) + P.ret(1) + P.take_batch(4))
+    seeds["misuse"] = (
+        P.config(cell=40, cells=5, block_source=True, bad_option=2) +
+        b"".join(P.take() for _ in range(7)) + P.ret(2) + P.ret(5) +
+        P.double_return(0, True) + P.double_return(1, False) +
+        P.foreign(0, checked=True) + P.foreign(0, checked=False) +
+        P.foreign(1, 0, True) + P.foreign(1, 1, False) +
+        P.foreign(2, 2, True) + P.foreign(2, 3, False) + P.verify())
+    seeds["unchecked_high_water"] = (
+        P.config(cell=512, page_aligned=True, cells=2, checks=False,
+                 trim=True, trim_factor=1, bad_option=3) +
+        b"".join(P.take() for _ in range(8)) +
+        b"".join(P.ret(0) for _ in range(6)) +
+        P.foreign(0, checks_on=False) + P.foreign(2, 0, checks_on=False) +
+        P.take_batch(3))
+    return seeds
+
+
 HARNESSES = {
     "system_allocator": system_allocator_seeds,
     "tlsf_arena": tlsf_arena_seeds,
+    "stacked_pool": stacked_pool_seeds,
 }
 
 
