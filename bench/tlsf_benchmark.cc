@@ -71,8 +71,11 @@ std::map<std::string, LatencySummary>& W4Results() {
   return *results;
 }
 
-std::unique_ptr<TlsfArena> MakeArena(size_t bytes) {
+std::unique_ptr<TlsfArena> MakeArena(size_t bytes, uint32_t quick_depth = 0,
+                                     uint32_t quick_max_granules = 8) {
   TlsfArenaOptions options;
+  options.quick_cache_depth = quick_depth;
+  options.quick_cache_max_granules = quick_max_granules;
   options.arena_bytes = bytes;
   options.arena_alignment = 64;
   options.granularity = 64;
@@ -107,6 +110,19 @@ struct GlibcAligned64 {
 struct TlsfHandles {
   static constexpr const char* kName = "tlsf";
   explicit TlsfHandles(size_t arena_bytes) : arena(MakeArena(arena_bytes)) {}
+  using Token = Handle;
+  bool Alloc(size_t n, Token* t) { return arena->TryAlloc(n, t); }
+  void Free(const Token& t, size_t) { arena->TryFree(t, 1); }
+  static void* Addr(const Token& t) { return t.address(); }
+  std::unique_ptr<TlsfArena> arena;
+};
+
+// The same with the opt-in quick cache: up to 512 freed blocks of each size
+// up to 4 KiB (64 granules) are kept unmerged for exact-size reuse.
+struct TlsfQuick {
+  static constexpr const char* kName = "tlsf_quick";
+  explicit TlsfQuick(size_t arena_bytes)
+      : arena(MakeArena(arena_bytes, 512, 64)) {}
   using Token = Handle;
   bool Alloc(size_t n, Token* t) { return arena->TryAlloc(n, t); }
   void Free(const Token& t, size_t) { arena->TryFree(t, 1); }
@@ -376,13 +392,16 @@ BENCHMARK_TEMPLATE(BM_W1, GlibcMalloc, false)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, GlibcAligned64, false)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, TlsfHandles, false)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, TlsfPointers, false)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_W1, TlsfQuick, false)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, GlibcMalloc, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, GlibcAligned64, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, TlsfHandles, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, TlsfPointers, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_W1, TlsfQuick, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W3, GlibcMalloc)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W3, TlsfHandles)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W3, TlsfPointers)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_W3, TlsfQuick)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W4, GlibcMalloc)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
@@ -401,22 +420,27 @@ void PrintSummary() {
     const std::string base = std::string("W1_") + variant + "_";
     std::printf(
         "W1 %-9s  glibc %6.1f ns  aligned64 %6.1f ns  tlsf %6.1f ns "
-        "(%.2fx, goal <= 0.15x)  tlsf_ptr %6.1f ns (%.2fx)\n",
+        "(%.2fx, goal <= 0.15x)  tlsf_ptr %6.1f ns (%.2fx)  tlsf_quick %6.1f ns "
+        "(%.2fx)\n",
         variant, r.count(base + "glibc") ? r.at(base + "glibc") : 0.0,
         r.count(base + "glibc_aligned64") ? r.at(base + "glibc_aligned64") : 0.0,
         r.count(base + "tlsf") ? r.at(base + "tlsf") : 0.0,
         ratio(base + "tlsf", base + "glibc"),
         r.count(base + "tlsf_ptr") ? r.at(base + "tlsf_ptr") : 0.0,
-        ratio(base + "tlsf_ptr", base + "glibc"));
+        ratio(base + "tlsf_ptr", base + "glibc"),
+        r.count(base + "tlsf_quick") ? r.at(base + "tlsf_quick") : 0.0,
+        ratio(base + "tlsf_quick", base + "glibc"));
   }
   if (r.count("W3_glibc") != 0) {
     std::printf(
         "W3 churn      glibc %6.1f ns  tlsf %6.1f ns (%.2fx, goal <= 1.0x)  "
-        "tlsf_ptr %6.1f ns (%.2fx)\n",
+        "tlsf_ptr %6.1f ns (%.2fx)  tlsf_quick %6.1f ns (%.2fx)\n",
         r.at("W3_glibc"), r.count("W3_tlsf") ? r.at("W3_tlsf") : 0.0,
         ratio("W3_tlsf", "W3_glibc"),
         r.count("W3_tlsf_ptr") ? r.at("W3_tlsf_ptr") : 0.0,
-        ratio("W3_tlsf_ptr", "W3_glibc"));
+        ratio("W3_tlsf_ptr", "W3_glibc"),
+        r.count("W3_tlsf_quick") ? r.at("W3_tlsf_quick") : 0.0,
+        ratio("W3_tlsf_quick", "W3_glibc"));
   }
   const auto& w4 = W4Results();
   for (const auto& [name, s] : w4) {

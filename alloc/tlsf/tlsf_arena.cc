@@ -75,7 +75,9 @@ TlsfArena::TlsfArena(const TlsfArenaOptions& options)
       max_block_(options.max_block_size & ~(options.granularity - 1)),
       carve_bytes_(std::max<size_t>(sizeof(Node), options.granularity)),
       arena_id_(g_next_arena_id.fetch_add(1, std::memory_order_relaxed)),
-      quick_depth_(options.quick_cache_depth) {
+      quick_depth_(options.quick_cache_depth),
+      quick_max_(std::min<uint32_t>(options.quick_cache_max_granules,
+                                    kQuickClasses)) {
   for (auto& row : heads_) row.fill(kNil);
   quick_head_.fill(kNil);
 }
@@ -494,7 +496,7 @@ TESSERA_TLSF_INLINE uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignm
                                Failure* why) {
   const bool aligned = alignment > granule_;
   const size_t u = rounded >> granule_shift_;
-  if (u <= kQuickClasses && quick_head_[u] != kNil && !aligned) {
+  if (u <= quick_max_ && quick_head_[u] != kNil && !aligned) {
     const uint32_t q = quick_head_[u];
     Node* nq = N(q);
     quick_head_[u] = nq->next_free;
@@ -581,7 +583,7 @@ TESSERA_TLSF_INLINE uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignm
 TESSERA_TLSF_INLINE void TlsfArena::FreeBlock(uint32_t b, int scan_window) {
   Node* nb = N(b);
   const size_t u = SizeOf(nb) >> granule_shift_;
-  if (u <= kQuickClasses && quick_count_[u] < quick_depth_ &&
+  if (u <= quick_max_ && quick_count_[u] < quick_depth_ &&
       scan_window > 0) {
     // Quick cache: the block stays allocated in the address chain (so its
     // neighbours do not merge with it) and its pointer index entry stays

@@ -145,14 +145,16 @@ struct TlsfArenaOptions {
   bool grow = false;
   size_t growth_region_bytes = size_t{64} << 20;
   SystemMemory system_memory = DefaultSystemMemory();
-  // Quick cache (off by default): keep up to this many freed blocks of each
-  // size from 1 to 8 granules unmerged, and hand them straight back to the
-  // next request of that exact size (a tcache-like front: a free and an
-  // allocate of a small block then cost a list push and pop). Cached blocks
-  // count as free for the caller but are not merged with their neighbours
-  // until Collect(), or until an allocation would otherwise fail. Deferred
-  // frees (scan window 0) and aligned requests bypass the cache.
+  // Quick cache (off by default): keep up to `quick_cache_depth` freed blocks
+  // of each size from 1 to `quick_cache_max_granules` granules (at most 64)
+  // unmerged, and hand them straight back to the next request of that exact
+  // size (a tcache-like front: a free and an allocate of a small block then
+  // cost a list push and pop). Cached blocks count as free for the caller but
+  // are not merged with their neighbours until Collect(), or until an
+  // allocation would otherwise fail; they hold at most depth x sizes bytes.
+  // Deferred frees (scan window 0) and aligned requests bypass the cache.
   uint32_t quick_cache_depth = 0;
+  uint32_t quick_cache_max_granules = 8;
 };
 
 // What the arena looks like now. All O(1) except `largest_free_block`, which
@@ -351,7 +353,7 @@ class TlsfArena final : public Allocator {
   // A block that is not live for its caller: free, recycled or cached.
   static constexpr uint64_t kFlagNotLive =
       kFlagFree | kFlagRecycled | kFlagCached;
-  static constexpr uint32_t kQuickClasses = 8;
+  static constexpr uint32_t kQuickClasses = 64;
 
   enum class Failure { kNone, kOutOfMemory, kMetadata };
 
@@ -426,11 +428,12 @@ class TlsfArena final : public Allocator {
   std::array<Region, kMaxRegions> regions_;
   int num_regions_ = 0;
 
-  // Quick cache: per size in granules (1..kQuickClasses), a LIFO of freed
+  // Quick cache: per size in granules (1..quick_max_), a LIFO of freed
   // blocks kept unmerged (linked through next_free).
   std::array<uint32_t, kQuickClasses + 1> quick_head_;
   std::array<uint32_t, kQuickClasses + 1> quick_count_{};
   const uint32_t quick_depth_;
+  const uint32_t quick_max_;  // largest cached size, in granules
   uint64_t cached_blocks_ = 0;
   uint64_t cached_bytes_ = 0;
 

@@ -74,6 +74,7 @@ class TlsfArenaModelTest : public ::testing::TestWithParam<ModelConfig> {
     options.growth_region_bytes = config.arena_bytes;
     options.max_block_size = 256 * 1024;
     options.quick_cache_depth = config.quick_cache_depth;
+    options.quick_cache_max_granules = 64;
     absl::StatusOr<std::unique_ptr<TlsfArena>> arena =
         TlsfArena::Create(options);
     ASSERT_TRUE(arena.ok()) << arena.status();
@@ -248,12 +249,12 @@ TEST_P(TlsfArenaModelTest, RandomOperationsKeepEveryInvariant) {
 
 INSTANTIATE_TEST_SUITE_P(
     Configs, TlsfArenaModelTest,
-    ::testing::Values(ModelConfig{"small_g64", 1 << 20, 64, false, 1, 4000},
-                      ModelConfig{"small_g16", 1 << 20, 16, false, 2, 4000},
-                      ModelConfig{"growing", 256 << 10, 64, true, 3, 3000},
+    ::testing::Values(ModelConfig{"small_g64", 1 << 20, 64, false, 1, 3000},
+                      ModelConfig{"small_g16", 1 << 20, 16, false, 2, 2500},
+                      ModelConfig{"growing", 256 << 10, 64, true, 3, 2500},
                       ModelConfig{"tight_g256", 512 << 10, 256, false, 4,
-                                  3000},
-                      ModelConfig{"quick_cache", 1 << 20, 64, false, 5, 4000,
+                                  2000},
+                      ModelConfig{"quick_cache", 1 << 20, 64, false, 5, 3000,
                                   4}),
     [](const ::testing::TestParamInfo<ModelConfig>& info) {
       return std::string(info.param.name);

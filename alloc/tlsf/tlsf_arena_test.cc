@@ -763,6 +763,25 @@ TEST(TlsfQuickCacheTest, FreedSmallBlockIsHandedBackUnmerged) {
   EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
 }
 
+TEST(TlsfQuickCacheTest, OnlySizesUpToTheConfiguredMaximumAreCached) {
+  TlsfArenaOptions options = QuickCache(4);
+  auto narrow = MakeArena(1 * kMiB, options);  // default: up to 8 granules
+  options.quick_cache_max_granules = 64;
+  auto wide = MakeArena(1 * kMiB, options);
+  for (TlsfArena* arena : {narrow.get(), wide.get()}) {
+    Handle small = *arena->Alloc(512), large = *arena->Alloc(1024);
+    Handle fence = *arena->Alloc(64);
+    ASSERT_TRUE(arena->Free(small).ok());
+    ASSERT_TRUE(arena->Free(large).ok());
+    EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
+    (void)fence;
+  }
+  EXPECT_EQ(narrow->Stats().cached_blocks, 1u);
+  EXPECT_EQ(narrow->Stats().cached_bytes, 512u);
+  EXPECT_EQ(wide->Stats().cached_blocks, 2u);
+  EXPECT_EQ(wide->Stats().cached_bytes, 1536u);
+}
+
 TEST(TlsfQuickCacheTest, DoubleFreeOfACachedBlockIsDetected) {
   ViolationRecorder recorder;
   auto arena = MakeArena(1 * kMiB, QuickCache(4));
