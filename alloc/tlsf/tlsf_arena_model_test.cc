@@ -254,7 +254,7 @@ INSTANTIATE_TEST_SUITE_P(
                       ModelConfig{"growing", 256 << 10, 64, true, 3, 2500},
                       ModelConfig{"tight_g256", 512 << 10, 256, false, 4,
                                   2000},
-                      ModelConfig{"quick_cache", 1 << 20, 64, false, 5, 3000,
+                      ModelConfig{"quick_cache", 512 << 10, 64, false, 5, 3000,
                                   4}),
     [](const ::testing::TestParamInfo<ModelConfig>& info) {
       return std::string(info.param.name);
