@@ -308,11 +308,11 @@ void* SystemAllocator::DoAllocateZeroed(size_t bytes,
   return AllocateImpl(bytes, alignment, /*zero=*/true);
 }
 
-absl::Status SystemAllocator::CheckOwnership(const void* ptr, size_t bytes,
-                                             size_t alignment) const {
+absl::Status SystemAllocator::CheckBlock(const void* ptr, size_t bytes,
+                                         size_t alignment,
+                                         ContractViolation* violation) const {
   if (registry_) {
-    ContractViolation violation;
-    absl::Status status = registry_->Check(ptr, bytes, alignment, &violation);
+    absl::Status status = registry_->Check(ptr, bytes, alignment, violation);
     if (!status.ok()) {
       return absl::FailedPreconditionError(
           absl::StrFormat("%s: %s", name(), status.message()));
@@ -321,6 +321,7 @@ absl::Status SystemAllocator::CheckOwnership(const void* ptr, size_t bytes,
   }
   const size_t effective = EffectiveAlignment(alignment);
   if (!UsesHeader(effective)) return absl::OkStatus();  // cannot tell
+  *violation = ContractViolation::kForeignPointer;
   if ((reinterpret_cast<uintptr_t>(ptr) & (effective - 1)) != 0) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "%s: %p is not aligned to %u, so it is not one of its blocks", name(),
@@ -333,10 +334,17 @@ absl::Status SystemAllocator::CheckOwnership(const void* ptr, size_t bytes,
         name(), ptr));
   }
   if (header.cached) {
+    *violation = ContractViolation::kDoubleFree;
     return absl::FailedPreconditionError(
         absl::StrFormat("%s: %p was already freed (double free)", name(), ptr));
   }
   return absl::OkStatus();
+}
+
+absl::Status SystemAllocator::CheckOwnership(const void* ptr, size_t bytes,
+                                             size_t alignment) const {
+  ContractViolation violation;
+  return CheckBlock(ptr, bytes, alignment, &violation);
 }
 
 bool SystemAllocator::EraseFromRegistry(void* ptr, size_t bytes,
@@ -393,14 +401,10 @@ void* SystemAllocator::DoReallocate(void* ptr, size_t old_bytes,
   const size_t effective = EffectiveAlignment(alignment);
   const size_t request = new_bytes == 0 ? 1 : new_bytes;
   if (request > max_allocation_size()) return CountFailure();
-  if (absl::Status status = CheckOwnership(ptr, old_bytes, alignment);
+  ContractViolation violation;
+  if (absl::Status status = CheckBlock(ptr, old_bytes, alignment, &violation);
       !status.ok()) {
-    ReportContractViolation(name(),
-                            status.message().find("double free") !=
-                                    absl::string_view::npos
-                                ? ContractViolation::kDoubleFree
-                                : ContractViolation::kForeignPointer,
-                            ptr, status.message());
+    ReportContractViolation(name(), violation, ptr, status.message());
     return CountFailure();
   }
   void* block = nullptr;

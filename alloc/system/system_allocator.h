@@ -107,6 +107,9 @@ class SystemAllocator : public Allocator {
   void DoDeallocate(void* ptr, size_t bytes, size_t alignment) noexcept override;
   absl::Status CheckOwnership(const void* ptr, size_t bytes,
                               size_t alignment) const override;
+  // CheckOwnership, also saying which contract a bad pointer breaks.
+  absl::Status CheckBlock(const void* ptr, size_t bytes, size_t alignment,
+                          ContractViolation* violation) const;
   void* CountFailure() noexcept override {
     stats_.RecordFailure();
     return nullptr;

@@ -663,14 +663,6 @@ class Harness {
         TESSERA_FUZZ_CHECK(
             allocator_->Reallocate(ptr, bytes, 64, alignment) == nullptr,
             "reallocation of foreign %p accepted", ptr);
-        // KNOWN FINDING (since e306c71): DoReallocate derives the kind from
-        // CheckOwnership's message, and the untracked header check's message
-        // ("foreign pointer or double free") makes it report a double free.
-        // Still rejected, reported once and counted, which is checked here.
-        if (g_violations.count == before + 1 &&
-            g_violations.last == ContractViolation::kDoubleFree) {
-          g_violations.last = ContractViolation::kForeignPointer;
-        }
         TESSERA_FUZZ_CHECK(g_violations.count == before + 1 &&
                                g_violations.last_ptr == ptr &&
                                right_kind(g_violations.last),
@@ -709,14 +701,6 @@ class Harness {
         TESSERA_FUZZ_CHECK(allocator_->Reallocate(block.ptr, bytes, 64,
                                                   alignment) == nullptr,
                            "reallocation with the wrong size accepted");
-        // KNOWN FINDING (since e306c71): DoReallocate derives the kind from
-        // CheckOwnership's message text and reports a size mismatch as a
-        // foreign pointer. Still rejected, reported once and counted, which
-        // is what is checked here; require kSizeMismatch once it is fixed.
-        if (g_violations.count == before + 1 &&
-            g_violations.last == ContractViolation::kForeignPointer) {
-          g_violations.last = ContractViolation::kSizeMismatch;
-        }
         ExpectViolation(before, ContractViolation::kSizeMismatch, block.ptr,
                         "Reallocate with the wrong size");
         ++failed_;

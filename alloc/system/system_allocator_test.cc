@@ -254,6 +254,20 @@ TEST_P(SystemAllocatorTest, SizeMismatchIsReported) {
   EXPECT_EQ(allocator_->stats().live_allocations(), 0u);
 }
 
+TEST_P(SystemAllocatorTest, ReallocateReportsTheRightViolation) {
+  ViolationRecorder recorder;
+  void* ptr = allocator_->Allocate(64);
+  EXPECT_EQ(allocator_->Reallocate(ptr, 65, 128), nullptr);
+  ASSERT_EQ(recorder.violations().size(), 1u);
+  EXPECT_EQ(recorder.violations()[0].violation, ContractViolation::kSizeMismatch);
+  allocator_->Deallocate(ptr, 64);
+  EXPECT_EQ(allocator_->Reallocate(ptr, 64, 128), nullptr);
+  ASSERT_EQ(recorder.violations().size(), 2u);
+  EXPECT_EQ(recorder.violations()[1].violation, ContractViolation::kDoubleFree);
+  EXPECT_EQ(allocator_->stats().failed_requests, 2u);
+  EXPECT_EQ(allocator_->stats().live_allocations(), 0u);
+}
+
 TEST_P(SystemAllocatorTest, ThreadsShareOneAllocator) {
   constexpr int kThreads = 4;
   std::vector<std::thread> threads;
