@@ -197,12 +197,13 @@ class Tlsf:
 
     @staticmethod
     def config(granule_log4=1, big_alignment=False, arena_log2=0, divisor=1,
-               grow=False, growth_log2=0, caller_memory=False):
+               grow=False, growth_log2=0, caller_memory=False, quick=0):
         """granularity 16 << 2*granule_log4; arena 256 KiB << arena_log2;
-        max block = arena / divisor (1..4); growth regions 128 KiB << g."""
+        max block = arena / divisor (1..4); growth regions 128 KiB << g;
+        quick-cache depth {0, 1, 4, 16}[quick]."""
         a = granule_log4 | (big_alignment << 2) | (arena_log2 << 3) | \
             ((divisor - 1) << 5)
-        b = int(grow) | (growth_log2 << 1) | (caller_memory << 3)
+        b = int(grow) | (growth_log2 << 1) | (caller_memory << 3) | (quick << 4)
         return bytes([a, b])
 
     @staticmethod
@@ -320,6 +321,14 @@ def tlsf_arena_seeds():
         b"".join(T.alloc(65536, 1024) for _ in range(6)) +
         T.alloc(300, None, T.ALLOCATE) + T.realloc(0, 260000) +
         T.realloc(1, 1) + T.free(0, 0) + T.alloc(65536, 65536))
+    seeds["quick_cache"] = (
+        T.config(granule_log4=0, quick=2) +
+        b"".join(T.alloc(16 * (1 + i % 8)) for i in range(12)) +
+        T.free(0, 0) + T.free(0, 1) + T.free(0, 2) + T.free(0, 3) +
+        T.alloc(16) + T.alloc(32, None, T.TRY_ALLOC) +
+        T.alloc(48, None, T.ALLOCATE) + T.double_free(0, 3) +
+        T.double_free(0, 4) + T.double_free(1, 0) + T.double_free(0, 1) +
+        T.free(1, 0, window=0) + T.collect() + T.alloc(16))
     return seeds
 
 

@@ -10,7 +10,7 @@
 // accepted double frees and leaked metadata nodes.
 //
 // Input: two configuration bytes (granularity, arena size and alignment,
-// growth, caller memory or mapped), then ops, each an opcode byte and its
+// growth, caller memory or mapped, quick-cache depth), then ops, each an opcode byte and its
 // operands (see `Op`; fuzz/make_seed.py spells the seeds).
 //
 // Properties checked:
@@ -167,6 +167,9 @@ class Harness {
     options.grow = (b & 1) != 0;
     grow_ = options.grow;
     options.growth_region_bytes = size_t{128} << 10 << ((b >> 1) & 3);
+    // The opt-in quick cache: freed small blocks held unmerged for reuse.
+    static constexpr uint32_t kQuickDepths[] = {0, 1, 4, 16};
+    options.quick_cache_depth = kQuickDepths[(b >> 4) & 3];
     options.system_memory =
         SystemMemory{&CountingMap, &CountingUnmap, &ledger_};
     granule_ = options.granularity;
@@ -268,12 +271,15 @@ class Harness {
                        regions_);
     // Metadata stays proportional to the blocks: one node per block.
     TESSERA_FUZZ_CHECK(
-        t.metadata_nodes_in_use == t.live_blocks + t.free_blocks &&
+        t.metadata_nodes_in_use ==
+                t.live_blocks + t.free_blocks + t.cached_blocks &&
             t.metadata_nodes_carved >= t.metadata_nodes_in_use,
-        "%s: %llu metadata nodes in use for %llu live + %llu free blocks",
+        "%s: %llu metadata nodes in use for %llu live + %llu free + %llu "
+        "cached blocks",
         when, static_cast<unsigned long long>(t.metadata_nodes_in_use),
         static_cast<unsigned long long>(t.live_blocks),
-        static_cast<unsigned long long>(t.free_blocks));
+        static_cast<unsigned long long>(t.free_blocks),
+        static_cast<unsigned long long>(t.cached_blocks));
     TESSERA_FUZZ_CHECK(g_violations.count == violations_,
                        "%s: %d contract violations reported, expected %d",
                        when, g_violations.count, violations_);
@@ -480,8 +486,9 @@ class Harness {
     options.release_pages = in_.ConsumeBool();
     options.release_threshold = size_t{4096} << in_.ConsumeIntegralInRange<int>(0, 6);
     arena_->Collect(options);
-    TESSERA_FUZZ_CHECK(arena_->Stats().pending_free_blocks == 0,
-                       "pending free blocks left after Collect");
+    TESSERA_FUZZ_CHECK(arena_->Stats().pending_free_blocks == 0 &&
+                           arena_->Stats().cached_blocks == 0,
+                       "pending or cached free blocks left after Collect");
     // Released pages must never belong to a live block.
     VerifyAll();
   }
@@ -673,6 +680,7 @@ class Harness {
     const TlsfStats t = arena_->Stats();
     TESSERA_FUZZ_CHECK(t.free_blocks == static_cast<uint64_t>(regions_) &&
                            t.pending_free_blocks == 0 &&
+                           t.cached_blocks == 0 &&
                            t.metadata_nodes_in_use ==
                                static_cast<uint64_t>(regions_),
                        "empty arena: %llu free blocks, %llu pending, %llu "
