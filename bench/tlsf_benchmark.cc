@@ -72,8 +72,10 @@ std::map<std::string, LatencySummary>& W4Results() {
 }
 
 std::unique_ptr<TlsfArena> MakeArena(size_t bytes, uint32_t quick_depth = 0,
-                                     uint32_t quick_max_granules = 8) {
+                                     uint32_t quick_max_granules = 8,
+                                     bool pointer_index = true) {
   TlsfArenaOptions options;
+  options.pointer_index = pointer_index;
   options.quick_cache_depth = quick_depth;
   options.quick_cache_max_granules = quick_max_granules;
   options.arena_bytes = bytes;
@@ -123,6 +125,19 @@ struct TlsfQuick {
   static constexpr const char* kName = "tlsf_quick";
   explicit TlsfQuick(size_t arena_bytes)
       : arena(MakeArena(arena_bytes, 512, 64)) {}
+  using Token = Handle;
+  bool Alloc(size_t n, Token* t) { return arena->TryAlloc(n, t); }
+  void Free(const Token& t, size_t) { arena->TryFree(t, 1); }
+  static void* Addr(const Token& t) { return t.address(); }
+  std::unique_ptr<TlsfArena> arena;
+};
+
+// Handle-only: no pointer index, so no index store per allocation and no
+// index pages in RSS.
+struct TlsfNoIndex {
+  static constexpr const char* kName = "tlsf_noindex";
+  explicit TlsfNoIndex(size_t arena_bytes)
+      : arena(MakeArena(arena_bytes, 0, 8, /*pointer_index=*/false)) {}
   using Token = Handle;
   bool Alloc(size_t n, Token* t) { return arena->TryAlloc(n, t); }
   void Free(const Token& t, size_t) { arena->TryFree(t, 1); }
@@ -406,6 +421,9 @@ BENCHMARK_TEMPLATE(BM_W4, GlibcMalloc)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W4, TlsfHandles)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_W4, TlsfNoIndex)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

@@ -75,6 +75,7 @@ TlsfArena::TlsfArena(const TlsfArenaOptions& options)
       max_block_(options.max_block_size & ~(options.granularity - 1)),
       carve_bytes_(std::max<size_t>(sizeof(Node), options.granularity)),
       arena_id_(g_next_arena_id.fetch_add(1, std::memory_order_relaxed)),
+      pointer_index_(options.pointer_index),
       quick_depth_(options.quick_cache_depth),
       quick_max_(std::min<uint32_t>(options.quick_cache_max_granules,
                                     kQuickClasses)) {
@@ -477,10 +478,12 @@ TESSERA_TLSF_INLINE void TlsfArena::NoteAllocated(uint32_t i) {
   if (used_bytes_ > peak_used_) peak_used_ = used_bytes_;
   const Region& r0 = regions_[0];
   if (n->addr >= r0.base && n->addr < r0.floor) {
-    r0.index[static_cast<size_t>(n->addr - r0.base) >> granule_shift_] = i;
+    if (pointer_index_) {
+      r0.index[static_cast<size_t>(n->addr - r0.base) >> granule_shift_] = i;
+    }
     const uint64_t end = static_cast<uint64_t>(n->addr - r0.base) + size;
     if (end > high_water_) high_water_ = end;
-  } else {
+  } else if (pointer_index_) {
     const Region& region = regions_[RegionOf(n->addr)];
     region.index[static_cast<size_t>(n->addr - region.base) >>
                  granule_shift_] = i;
@@ -814,6 +817,12 @@ absl::Status TlsfArena::LookupPointer(const void* ptr, uint32_t* node,
   if (r < 0) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "tlsf: %p is not allocated from this arena (outside its regions)",
+        ptr));
+  }
+  if (!pointer_index_) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "tlsf: cannot free %p by pointer: the arena was built without a "
+        "pointer index (options.pointer_index = false); free it by handle",
         ptr));
   }
   const Region& region = regions_[r];
@@ -1265,7 +1274,7 @@ absl::Status TlsfArena::CheckIntegrity() const {
   }
 
   // 6. Pointer index entries of live blocks.
-  for (int r = 0; r < num_regions_; ++r) {
+  for (int r = 0; pointer_index_ && r < num_regions_; ++r) {
     const Region& region = regions_[r];
     for (uint32_t x = region.last; x != kNil; x = N(x)->prev_phys) {
       const Node* n = N(x);

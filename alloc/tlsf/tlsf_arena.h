@@ -63,7 +63,8 @@
 //      (f, s) is non-empty.
 //   5. The metadata free list holds exactly the recycled nodes, each marked
 //      recycled, and carved = nodes in address chains + recycled nodes.
-//   6. Every allocated block's pointer index entry names its node.
+//   6. Every allocated block's pointer index entry names its node (when the
+//      arena keeps a pointer index).
 //   7. The statistics equal a recount: allocated and free bytes, free and
 //      pending block counts, live blocks = allocations - frees.
 //   8. Every cached block is on the quick-cache list of its size and only
@@ -154,6 +155,12 @@ struct TlsfArenaOptions {
   // allocation would otherwise fail; they hold at most depth x sizes bytes.
   // Deferred frees (scan window 0) and aligned requests bypass the cache.
   uint32_t quick_cache_depth = 0;
+  // Keep the pointer index that makes free by pointer O(1) (Free(void*),
+  // Deallocate, HandleOf, the generic interface). Without it the arena is
+  // handle-only: those calls fail with FailedPrecondition (Deallocate
+  // reports a contract violation), and allocation saves one store and the
+  // index pages' RSS (4 bytes per granule of touched arena).
+  bool pointer_index = true;
   uint32_t quick_cache_max_granules = 8;
 };
 
@@ -432,6 +439,7 @@ class TlsfArena final : public Allocator {
   // blocks kept unmerged (linked through next_free).
   std::array<uint32_t, kQuickClasses + 1> quick_head_;
   std::array<uint32_t, kQuickClasses + 1> quick_count_{};
+  const bool pointer_index_;
   const uint32_t quick_depth_;
   const uint32_t quick_max_;  // largest cached size, in granules
   uint64_t cached_blocks_ = 0;

@@ -729,6 +729,24 @@ TEST(TlsfArenaTest, WorksThroughTheGenericInterfaceAndPmr) {
   EXPECT_TRUE(allocator.CheckIntegrity().ok());
 }
 
+TEST(TlsfArenaTest, HandleOnlyArenaRejectsFreeByPointer) {
+  ViolationRecorder recorder;
+  TlsfArenaOptions options;
+  options.pointer_index = false;
+  auto arena = MakeArena(1 * kMiB, options);
+  absl::StatusOr<Handle> h = arena->Alloc(100);
+  ASSERT_TRUE(h.ok());
+  absl::Status status = arena->Free(h->address());
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(Message(status), HasSubstr("pointer index"));
+  arena->Deallocate(h->address(), 100);
+  EXPECT_EQ(recorder.violations().size(), 1u);
+  EXPECT_EQ(arena->Stats().live_blocks, 1u);
+  EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
+  EXPECT_TRUE(arena->Free(*h).ok());
+  EXPECT_EQ(arena->Stats().free_blocks, 1u);
+}
+
 // ---- Quick cache. ----
 
 TlsfArenaOptions QuickCache(uint32_t depth) {
