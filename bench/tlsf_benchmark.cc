@@ -65,6 +65,9 @@ std::map<std::string, double>& Results() {
 
 struct LatencySummary {
   double p50 = 0, p99 = 0, p999 = 0, max = 0, ns_per_op = 0, rss_ratio = 0;
+  // Mean over operations shorter than 100 us: on a shared machine the longer
+  // ones are this thread being descheduled, not allocator work.
+  double trimmed_ns_per_op = 0;
 };
 std::map<std::string, LatencySummary>& W4Results() {
   static auto* results = new std::map<std::string, LatencySummary>;
@@ -389,10 +392,21 @@ void BM_W4(benchmark::State& state) {
       s.p999 = pct(0.999);
       s.max = *std::max_element(cycles.begin(), cycles.end()) * ns_per_cycle;
       s.ns_per_op = static_cast<double>(op_cycles) * ns_per_cycle / kW4Ops;
+      const uint64_t limit = static_cast<uint64_t>(100e3 / ns_per_cycle);
+      uint64_t kept_cycles = 0, kept = 0;
+      for (uint32_t c : cycles) {
+        if (c < limit) {
+          kept_cycles += c;
+          ++kept;
+        }
+      }
+      s.trimmed_ns_per_op =
+          kept == 0 ? 0 : static_cast<double>(kept_cycles) * ns_per_cycle / kept;
       s.rss_ratio =
           static_cast<double>(peak_rss) / static_cast<double>(peak_live);
       W4Results()[Policy::kName] = s;
       state.counters["ns_per_op"] = s.ns_per_op;
+      state.counters["trimmed_ns_per_op"] = s.trimmed_ns_per_op;
       state.counters["p50_ns"] = s.p50;
       state.counters["p99_ns"] = s.p99;
       state.counters["p999_ns"] = s.p999;
@@ -463,17 +477,23 @@ void PrintSummary() {
   const auto& w4 = W4Results();
   for (const auto& [name, s] : w4) {
     std::printf(
-        "W4 %-6s  %6.1f ns/op  p50 %6.1f  p99 %6.1f  p99.9 %7.1f  max %9.1f ns"
-        "  p99.9/p50 %.2f  peak RSS/live %.3f\n",
-        name.c_str(), s.ns_per_op, s.p50, s.p99, s.p999, s.max,
+        "W4 %-12s %7.1f ns/op (%6.1f without ops > 100 us)  p50 %6.1f  p99 "
+        "%7.1f  p99.9 %8.1f  max %11.1f ns  p99.9/p50 %.2f  peak RSS/live "
+        "%.3f\n",
+        name.c_str(), s.ns_per_op, s.trimmed_ns_per_op, s.p50, s.p99, s.p999,
+        s.max,
         s.p50 > 0 ? s.p999 / s.p50 : 0.0, s.rss_ratio);
   }
-  if (w4.count("glibc") != 0 && w4.count("tlsf") != 0) {
+  for (const char* tlsf : {"tlsf", "tlsf_noindex"}) {
+    if (w4.count("glibc") == 0 || w4.count(tlsf) == 0) continue;
+    const LatencySummary& t = w4.at(tlsf);
+    const LatencySummary& g = w4.at("glibc");
     std::printf(
-        "W4 tlsf/glibc ns/op %.2fx (goal <= 0.5x), p99.9/p50 %.2f (goal <= 4), "
-        "RSS/live %.3f (goal <= 1.06)\n",
-        w4.at("tlsf").ns_per_op / w4.at("glibc").ns_per_op,
-        w4.at("tlsf").p999 / w4.at("tlsf").p50, w4.at("tlsf").rss_ratio);
+        "W4 %s/glibc ns/op %.2fx (trimmed %.2fx; goal <= 0.5x), p99.9/p50 "
+        "%.2f (goal <= 4), RSS/live %.3f (goal <= 1.06)\n",
+        tlsf, t.ns_per_op / g.ns_per_op,
+        t.trimmed_ns_per_op / g.trimmed_ns_per_op, t.p999 / t.p50,
+        t.rss_ratio);
   }
 }
 
