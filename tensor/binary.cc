@@ -139,6 +139,14 @@ bool CanWriteResultInto(DType result, DType out) {
          (IsFloat(result) && IsFloat(out));
 }
 
+// The common case, checked first to keep per-call overhead low: one dtype
+// (that `op` keeps), one shape, all C-contiguous.
+bool IsSimpleContiguous(BinaryOp op, const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.c_contiguous() && b.c_contiguous() &&
+         a.shape() == b.shape() && a.dtype() != DType::kBool &&
+         (op != BinaryOp::kDivide || IsFloat(a.dtype()));
+}
+
 }  // namespace
 
 absl::StatusOr<DType> BinaryResultType(BinaryOp op, DType a, DType b) {
@@ -147,6 +155,16 @@ absl::StatusOr<DType> BinaryResultType(BinaryOp op, DType a, DType b) {
 
 absl::StatusOr<Tensor> Binary(BinaryOp op, const Tensor& a, const Tensor& b,
                               Allocator* allocator) {
+  if (IsSimpleContiguous(op, a, b)) {
+    auto out = empty(a.shape(), a.dtype(), allocator);
+    if (!out.ok()) return out.status();
+    if (a.size() > 0) {
+      const int64_t size = static_cast<int64_t>(a.itemsize());
+      kernels::BinaryRow(op, a.dtype(), a.data(), size, b.data(), size,
+                         out->mutable_data(), size, a.size());
+    }
+    return out;
+  }
   auto shape = BroadcastShapes(a.shape(), b.shape());
   if (!shape.ok()) return shape.status();
   auto dtype = BinaryResultType(op, a.dtype(), b.dtype());
@@ -177,6 +195,19 @@ absl::Status BinaryInto(BinaryOp op, const Tensor& a, const Tensor& b,
   if (!out.writeable()) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "%s: output %s is read-only", BinaryOpName(op), out.DebugString()));
+  }
+  if (IsSimpleContiguous(op, a, b) && out.dtype() == a.dtype() &&
+      out.c_contiguous() && out.shape() == a.shape() &&
+      (a.data() == out.data() || !MayShareMemory(a, out)) &&
+      (b.data() == out.data() || !MayShareMemory(b, out))) {
+    // Contiguous operands at the same address as `out` are the in-place
+    // case; any other overlap takes the general path below.
+    if (out.size() > 0) {
+      const int64_t size = static_cast<int64_t>(a.itemsize());
+      kernels::BinaryRow(op, a.dtype(), a.data(), size, b.data(), size,
+                         out.mutable_data(), size, out.size());
+    }
+    return absl::OkStatus();
   }
   auto shape = BroadcastShapes(a.shape(), b.shape());
   if (!shape.ok()) return shape.status();

@@ -210,6 +210,17 @@ TEST(BinaryOutTest, InPlaceAndOverlappingOutputsAreCorrect) {
   EXPECT_EQ(a->ToVector<int>(), expected);
 }
 
+TEST(BinaryOutTest, ShiftedContiguousOverlapReadsACopy) {
+  auto a = arange(8, DType::kFloat32);
+  auto src = slice(*a, 0, Slice{0, 7});
+  auto dst = slice(*a, 0, Slice{1, 8});
+  ASSERT_TRUE(src->c_contiguous() && dst->c_contiguous());
+  // a[1:] = a[:-1] + a[:-1]; a forward loop over shared memory would reuse
+  // freshly written values.
+  ASSERT_TRUE(add(*src, *src, *dst).ok());
+  EXPECT_THAT(a->ToVector<float>(), ElementsAre(0, 0, 2, 4, 6, 8, 10, 12));
+}
+
 TEST(BinaryOutTest, RejectsReadOnlyWrongShapeAndUnsafeDType) {
   auto a = arange(3, DType::kFloat32);
   auto ro = broadcast_to(*a, {3});
