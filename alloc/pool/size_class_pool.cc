@@ -93,7 +93,7 @@ void* SizeClassPool::AllocateUnrecorded(size_t bytes,
   const int size_class = ClassFor(bytes, alignment);
   if (size_class >= 0) return pools_[size_class]->Take();
   void* block = upstream_->Allocate(bytes, alignment);
-  if (block != nullptr) ++upstream_live_;
+  if (block != nullptr) ++upstream_takes_;
   return block;
 }
 
@@ -104,14 +104,14 @@ void SizeClassPool::FreeUnrecorded(void* ptr, size_t bytes,
     pools_[size_class]->Return(ptr);
   } else {
     upstream_->Deallocate(ptr, bytes, alignment);
-    --upstream_live_;
+    ++upstream_frees_;
   }
 }
 
 void* SizeClassPool::AllocateSlow(size_t bytes, size_t alignment) noexcept {
   void* ptr = AllocateUnrecorded(bytes, alignment);
   if (ptr == nullptr) return CountFailure();
-  stats_.RecordAllocation(bytes);
+  RecordBytes(bytes);
   return ptr;
 }
 
@@ -146,7 +146,7 @@ void SizeClassPool::DeallocateSlow(void* ptr, size_t bytes,
     }
   }
   FreeUnrecorded(ptr, bytes, alignment);
-  stats_.RecordDeallocation(bytes);
+  bytes_in_use_ -= bytes;
 }
 
 absl::Status SizeClassPool::CheckOwnership(const void* ptr, size_t bytes,
@@ -174,21 +174,47 @@ void* SizeClassPool::DoReallocate(void* ptr, size_t old_bytes,
   const int new_class = ClassFor(new_bytes, alignment);
   if (old_class >= 0 && old_class == new_class) {
     // Same cell fits: nothing moves.
-    stats_.RecordReallocation(old_bytes, new_bytes);
+    NoteReallocation(old_bytes, new_bytes);
     return ptr;
   }
   if (old_class < 0 && new_class < 0) {
     void* block = upstream_->Reallocate(ptr, old_bytes, new_bytes, alignment);
     if (block == nullptr) return CountFailure();
-    stats_.RecordReallocation(old_bytes, new_bytes);
+    NoteReallocation(old_bytes, new_bytes);
     return block;
   }
   void* fresh = AllocateUnrecorded(new_bytes, alignment);
   if (fresh == nullptr) return CountFailure();
   std::memcpy(fresh, ptr, old_bytes < new_bytes ? old_bytes : new_bytes);
   FreeUnrecorded(ptr, old_bytes, alignment);
-  stats_.RecordReallocation(old_bytes, new_bytes);
+  ++realloc_takes_;
+  ++realloc_frees_;
+  NoteReallocation(old_bytes, new_bytes);
   return fresh;
+}
+
+void SizeClassPool::NoteReallocation(size_t old_bytes,
+                                     size_t new_bytes) noexcept {
+  ++reallocations_;
+  bytes_in_use_ -= old_bytes;
+  RecordBytes(new_bytes);
+}
+
+AllocatorStats SizeClassPool::stats() const {
+  AllocatorStats s;
+  uint64_t takes = 0, returns = 0;
+  for (const StackedPool* pool : pools_) {
+    const StackedPoolStats c = pool->stats();
+    takes += c.takes;
+    returns += c.returns;
+  }
+  s.allocations = takes + upstream_takes_ - realloc_takes_;
+  s.deallocations = returns + upstream_frees_ - realloc_frees_;
+  s.reallocations = reallocations_;
+  s.failed_requests = failures_;
+  s.bytes_in_use = bytes_in_use_;
+  s.peak_bytes_in_use = peak_bytes_;
+  return s;
 }
 
 size_t SizeClassPool::Trim() {
@@ -210,11 +236,12 @@ absl::Status SizeClassPool::CheckIntegrity() const {
     cells += pools_[c]->stats().cells_in_use;
   }
   const AllocatorStats s = stats();
-  if (cells + upstream_live_ != s.live_allocations()) {
+  const uint64_t upstream_live = upstream_takes_ - upstream_frees_;
+  if (cells + upstream_live != s.live_allocations()) {
     return absl::InternalError(absl::StrFormat(
         "%s: invariant 2 (cells in use + upstream blocks = live allocations) "
         "violated: %u + %u != %u",
-        name(), cells, upstream_live_, s.live_allocations()));
+        name(), cells, upstream_live, s.live_allocations()));
   }
   if (s.live_allocations() == 0 && s.bytes_in_use != 0) {
     return absl::InternalError(absl::StrFormat(

@@ -148,26 +148,6 @@ StackedPool::~StackedPool() {
   *const_cast<volatile bool*>(&slow_return_) = true;
 }
 
-void StackedPool::PoisonCell(void* cell) noexcept {
-#if defined(ABSL_HAVE_ADDRESS_SANITIZER)
-  // Keep the link word readable; the rest of an idle cell is off limits.
-  if (stride_ > sizeof(FreeCell)) {
-    ASAN_POISON_MEMORY_REGION(static_cast<char*>(cell) + sizeof(FreeCell),
-                              stride_ - sizeof(FreeCell));
-  }
-#else
-  (void)cell;
-#endif
-}
-
-void StackedPool::UnpoisonCell(void* cell) noexcept {
-#if defined(ABSL_HAVE_ADDRESS_SANITIZER)
-  ASAN_UNPOISON_MEMORY_REGION(cell, stride_);
-#else
-  (void)cell;
-#endif
-}
-
 StackedPool::Block* StackedPool::AddBlock() noexcept {
   void* memory =
       options_.block_source != nullptr
@@ -347,7 +327,15 @@ void StackedPool::ReturnSlow(void* cell) noexcept {
     const uint32_t index = CellIndex(block, cell);
     block->bitmap()[index >> 6] &= ~(uint64_t{1} << (index & 63));
   }
+  ++returns_;
   PushTo(block, cell);
+}
+
+void StackedPool::FlushMagazine() noexcept {
+  while (magazine_count_ != 0) {
+    void* cell = magazine_[--magazine_count_];
+    PushTo(BlockOf(cell), cell);
+  }
 }
 
 absl::StatusOr<void*> StackedPool::TakeChecked() {
@@ -407,6 +395,7 @@ void StackedPool::MaybeTrimOnReturn(Block* block) noexcept {
 }
 
 size_t StackedPool::Trim() {
+  FlushMagazine();
   size_t released = 0;
   Block* block = blocks_head_;
   while (block != nullptr) {
@@ -425,8 +414,9 @@ StackedPoolStats StackedPool::stats() const {
   StackedPoolStats s;
   s.blocks = block_count_;
   s.cells_reserved = block_count_ * capacity_;
-  s.cells_available = s.cells_reserved - block_cells_in_use_;
-  s.cells_in_use = block_cells_in_use_ + overflow_cells_.size();
+  s.cells_available = s.cells_reserved - block_cells_in_use_ + magazine_count_;
+  s.cells_in_use =
+      block_cells_in_use_ - magazine_count_ + overflow_cells_.size();
   s.peak_cells_in_use = peak_cells_in_use_;
   s.hits = hits_;
   s.grows = grows_;
@@ -444,6 +434,24 @@ absl::Status StackedPool::CheckIntegrity() const {
     return absl::InternalError(absl::StrFormat("%s: invariant %d violated: %s",
                                                name(), number, what));
   };
+  if (magazine_count_ > kMagazineCells || (checks_ && magazine_count_ != 0)) {
+    return violated(7, absl::StrFormat("magazine holds %u cells", magazine_count_));
+  }
+  absl::flat_hash_set<const void*> in_magazine;
+  for (uint32_t i = 0; i < magazine_count_; ++i) {
+    const void* cell = magazine_[i];
+    const Block* block = BlockOf(cell);
+    if (!in_magazine.insert(cell).second ||
+        !block_table_.contains(reinterpret_cast<uintptr_t>(block)) ||
+        static_cast<const char*>(cell) < CellsBegin(block) ||
+        static_cast<const char*>(cell) >= block->bump ||
+        static_cast<size_t>(static_cast<const char*>(cell) -
+                            CellsBegin(block)) % stride_ != 0) {
+      return violated(7, absl::StrFormat("magazine entry %p is a duplicate or "
+                                         "not a carved cell of this pool",
+                                         cell));
+    }
+  }
   size_t listed = 0;
   uint64_t used_sum = 0;
   for (const Block* block = blocks_head_; block != nullptr;
@@ -485,6 +493,11 @@ absl::Status StackedPool::CheckIntegrity() const {
         return violated(2, absl::StrFormat("block %p free stack holds %p, "
                                            "not a carved cell",
                                            block, p));
+      }
+      if (in_magazine.contains(p)) {
+        return violated(7, absl::StrFormat("cell %p is both in the magazine "
+                                           "and on a free stack",
+                                           p));
       }
       if (checks_) {
         const uint32_t index = CellIndex(block, p);

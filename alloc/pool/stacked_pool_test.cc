@@ -178,6 +178,31 @@ TEST(StackedPoolTest, ReturnedCellIsTheNextOneTaken) {
   pool->Return(a);
 }
 
+TEST(StackedPoolTest, WithChecksOffTheMagazineServesRecentReturnsFirst) {
+  StackedPoolOptions options = Checked(16, 64);
+  options.check_returns = false;
+  auto pool = MakePool(options);
+  std::vector<void*> cells;
+  for (int i = 0; i < 40; ++i) cells.push_back(pool->Take());
+  for (void* cell : cells) pool->Return(cell);
+  // The last kMagazineCells returns wait in the magazine; they count as idle.
+  StackedPoolStats s = pool->stats();
+  EXPECT_EQ(s.cells_in_use, 0u);
+  EXPECT_EQ(s.cells_available, s.cells_reserved);
+  EXPECT_EQ(s.returns, 40u);
+  EXPECT_TRUE(pool->CheckIntegrity().ok()) << pool->CheckIntegrity();
+  // The magazine took the first 32 returns; the other 8 went to the block.
+  const size_t top = StackedPool::kMagazineCells - 1;
+  EXPECT_EQ(pool->Take(), cells[top]);
+  EXPECT_EQ(pool->Take(), cells[top - 1]);
+  pool->Return(cells[top - 1]);
+  pool->Return(cells[top]);
+  // Trim empties the magazine into the blocks, so the block is idle.
+  EXPECT_EQ(pool->Trim(), 1u);
+  EXPECT_EQ(pool->stats().blocks, 0u);
+  EXPECT_TRUE(pool->CheckIntegrity().ok()) << pool->CheckIntegrity();
+}
+
 // ---- Overflow policies ----
 
 TEST(StackedPoolTest, GrowPolicyAddsABlockWhenEveryCellIsInUse) {
