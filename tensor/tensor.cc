@@ -22,17 +22,41 @@ Allocator& Resolve(Allocator* allocator) {
 }
 
 // [lowest, highest] byte offsets (relative to element 0) that the elements
-// of a layout touch, highest including the last element's bytes.
+// of a layout touch, highest including the last element's bytes. Tensors
+// built by this library never overflow; `ok` is false when caller-supplied
+// strides (ViewOf, FromBuffer) would.
+struct ByteExtent {
+  int64_t lo = 0;
+  int64_t hi = 0;
+  bool ok = true;
+};
+
+ByteExtent CheckedExtent(absl::Span<const int64_t> shape,
+                         absl::Span<const int64_t> strides, size_t itemsize) {
+  ByteExtent e;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 0) return ByteExtent{};
+  }
+  for (size_t k = 0; k < shape.size(); ++k) {
+    int64_t span;
+    if (__builtin_mul_overflow(shape[k] - 1, strides[k], &span) ||
+        __builtin_add_overflow(span < 0 ? e.lo : e.hi, span,
+                               span < 0 ? &e.lo : &e.hi)) {
+      e.ok = false;
+      return e;
+    }
+  }
+  if (__builtin_add_overflow(e.hi, static_cast<int64_t>(itemsize), &e.hi)) {
+    e.ok = false;
+  }
+  return e;
+}
+
 std::pair<int64_t, int64_t> Extent(absl::Span<const int64_t> shape,
                                    absl::Span<const int64_t> strides,
                                    size_t itemsize) {
-  int64_t lo = 0, hi = 0;
-  for (size_t k = 0; k < shape.size(); ++k) {
-    if (shape[k] == 0) return {0, 0};
-    const int64_t span = (shape[k] - 1) * strides[k];
-    if (span < 0) lo += span; else hi += span;
-  }
-  return {lo, hi + static_cast<int64_t>(itemsize)};
+  const ByteExtent e = CheckedExtent(shape, strides, itemsize);
+  return {e.lo, e.hi};
 }
 
 template <typename T>
@@ -176,9 +200,12 @@ absl::StatusOr<Tensor> Tensor::ViewOf(StorageRef storage, DType dtype,
   auto count = CheckedElementCount(shape, DTypeSize(dtype));
   if (!count.ok()) return count.status();
   if (*count > 0) {
-    const auto [lo, hi] = Extent(shape, strides, DTypeSize(dtype));
-    if (offset + lo < 0 ||
-        offset + hi > static_cast<int64_t>(storage->size_bytes())) {
+    const ByteExtent e = CheckedExtent(shape, strides, DTypeSize(dtype));
+    const int64_t lo = e.lo, hi = e.hi;
+    int64_t first, last;
+    if (!e.ok || __builtin_add_overflow(offset, lo, &first) ||
+        __builtin_add_overflow(offset, hi, &last) || first < 0 ||
+        last > static_cast<int64_t>(storage->size_bytes())) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "view with shape %s, strides %s and offset %d reaches bytes "
           "[%d, %d) outside storage of %u bytes",
@@ -498,7 +525,13 @@ absl::StatusOr<Tensor> FromBuffer(void* data, DType dtype,
         "FromBuffer: shape %s and strides %s differ in length",
         ShapeString(shape), ShapeString(s)));
   }
-  const auto [lo, hi] = Extent(shape, s, DTypeSize(dtype));
+  const ByteExtent e = CheckedExtent(shape, s, DTypeSize(dtype));
+  if (!e.ok) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "FromBuffer: shape %s with strides %s overflows the address range",
+        ShapeString(shape), ShapeString(s)));
+  }
+  const int64_t lo = e.lo, hi = e.hi;
   char* first = static_cast<char*>(data) + lo;
   auto storage = Storage::Wrap(first, static_cast<size_t>(hi - lo),
                                std::move(release), Resolve(allocator));

@@ -322,6 +322,13 @@ TEST(ViewOfTest, RejectsLayoutsReachingOutsideTheStorage) {
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(Message(bad.status()), HasSubstr("outside storage of 16 bytes"));
   EXPECT_FALSE(Tensor::ViewOf(t->storage(), DType::kInt32, {2}, {-4}, 0).ok());
+  // Strides whose byte span overflows int64 are rejected, not wrapped.
+  EXPECT_FALSE(Tensor::ViewOf(t->storage(), DType::kInt32, {4},
+                              {int64_t{1} << 62}, 0)
+                   .ok());
+  int32_t buffer[4] = {};
+  EXPECT_FALSE(FromBuffer(buffer, DType::kInt32, {3}, Strides{INT64_MAX / 2})
+                   .ok());
 }
 
 TEST(CopyIntoTest, OverlappingCopyGoesThroughATemporary) {

@@ -322,6 +322,9 @@ absl::StatusOr<Tensor> broadcast_to(const Tensor& t,
         ShapeString(t.shape()), ShapeString(shape)));
   };
   if (lead < 0) return mismatch();
+  // A size-1 input can be broadcast to any shape: the count must still fit.
+  auto count = CheckedElementCount(shape, t.itemsize());
+  if (!count.ok()) return count.status();
   Strides strides(nd, 0);
   for (int k = 0; k < nd; ++k) {
     if (shape[k] < 0) return mismatch();

@@ -188,6 +188,9 @@ TEST(BroadcastTest, BroadcastViewIsReadOnlyWithZeroStrides) {
   auto bad = broadcast_to(*row, {2, 4});
   EXPECT_THAT(Message(bad.status()), HasSubstr("(3,) to shape (2, 4)"));
   EXPECT_FALSE(broadcast_to(*zeros({2, 3}), {3}).ok());
+  // Element count overflow is caught even though nothing is allocated.
+  auto huge = broadcast_to(*zeros({1}), {int64_t{1} << 40, int64_t{1} << 40});
+  EXPECT_EQ(huge.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(SqueezeTest, SqueezeAndExpandDimsAreInverse) {
