@@ -428,10 +428,116 @@ def stacked_pool_seeds():
     return seeds
 
 
+# ---- alloc/pool/size_class_pool_fuzzer.cc ----
+
+class SizeClass:
+    """Encoder for the SizeClassPool harness's input language."""
+
+    (ALLOCATE, ALLOCATE_ZEROED, ALLOCATE_CHECKED, DEALLOCATE,
+     DEALLOCATE_CHECKED, REALLOCATE, REALLOCATE_CHECKED, TRIM, DOUBLE_FREE,
+     FOREIGN, SIZE_MISMATCH, BAD_REQUEST, VERIFY_ALL, NUM_OPS) = range(14)
+
+    @staticmethod
+    def config(block_log2=4, keep_idle=0, checks=True, block_source=False):
+        """blocks of 4096 << block_log2 (0..7) bytes."""
+        return bytes([block_log2 | (keep_idle << 3) | ((not checks) << 5) |
+                      (block_source << 6)])
+
+    @staticmethod
+    def op(code):
+        return in_range(code, 0, SizeClass.NUM_OPS - 1)
+
+    @staticmethod
+    def size(n):
+        if n <= 1024:
+            return bytes([0]) + in_range(n, 0, 1024)
+        return bytes([6]) + in_range(n, 0, 8192)
+
+    @staticmethod
+    def alignment(a=None):
+        return bytes([0 if a is None else a.bit_length()])
+
+    @classmethod
+    def alloc(cls, n, a=None, code=0):
+        return cls.op(code) + cls.size(n) + cls.alignment(a)
+
+    @classmethod
+    def free(cls, block, checked=False):
+        return cls.op(cls.DEALLOCATE_CHECKED if checked else cls.DEALLOCATE) + \
+            bytes([block])
+
+    @classmethod
+    def realloc(cls, block, n, checked=False):
+        return cls.op(cls.REALLOCATE_CHECKED if checked else cls.REALLOCATE) + \
+            bytes([block]) + cls.size(n)
+
+    @classmethod
+    def trim(cls):
+        return cls.op(cls.TRIM)
+
+    @classmethod
+    def double_free(cls, pick, checked):
+        return cls.op(cls.DOUBLE_FREE) + bytes([pick, int(checked)])
+
+    @classmethod
+    def foreign(cls, n, checked, interior_block=None):
+        out = cls.op(cls.FOREIGN) + in_range(n, 0, 1024)
+        if interior_block is None:
+            out += bytes([0])
+        else:
+            out += bytes([1, interior_block])
+        return out + bytes([int(checked)])
+
+    @classmethod
+    def size_mismatch(cls, block, wrong, checked):
+        return cls.op(cls.SIZE_MISMATCH) + bytes([block]) + \
+            in_range(wrong, 0, 1024) + bytes([int(checked)])
+
+    @classmethod
+    def bad_request(cls, variant, pick=0):
+        return cls.op(cls.BAD_REQUEST) + bytes([variant, pick])
+
+    @classmethod
+    def verify(cls):
+        return cls.op(cls.VERIFY_ALL)
+
+
+def size_class_pool_seeds():
+    C = SizeClass
+    seeds = {}
+    seeds["classes"] = (
+        C.config() + b"".join(C.alloc(n) for n in (0, 1, 16, 17, 100, 128, 129,
+                                                   300, 1000, 1024)) +
+        C.alloc(2000) + C.alloc(64, 64) + C.alloc(200, 128) + C.alloc(100, 2048) +
+        C.alloc(40, None, C.ALLOCATE_ZEROED) + C.alloc(700, 32, C.ALLOCATE_CHECKED) +
+        C.realloc(0, 10) + C.realloc(1, 500) + C.realloc(10, 3000, True) +
+        C.realloc(11, 50) + C.free(2) + C.free(3, True) + C.trim() + C.verify())
+    seeds["misuse"] = (
+        C.config(block_log2=0, block_source=True) +
+        b"".join(C.alloc(n) for n in (48, 48, 200, 64)) + C.free(1) +
+        C.double_free(0, True) + C.double_free(0, False) +
+        C.foreign(64, True) + C.foreign(64, False) +
+        C.foreign(0, True, interior_block=1) + C.foreign(0, False, interior_block=2) +
+        C.size_mismatch(0, 300, True) + C.size_mismatch(1, 16, False) +
+        b"".join(C.bad_request(v, p) for v, p in ((0, 0), (1, 1), (2, 2), (3, 3))))
+    seeds["churn_keep_idle"] = (
+        C.config(block_log2=1, keep_idle=1) +
+        b"".join(C.alloc(96) for _ in range(60)) +
+        b"".join(C.free(0) for _ in range(55)) + C.trim() +
+        b"".join(C.alloc(96) for _ in range(10)))
+    seeds["unchecked"] = (
+        C.config(block_log2=7, checks=False) +
+        b"".join(C.alloc(n, 64) for n in (64, 192, 1024, 4000)) +
+        C.realloc(0, 1000) + C.realloc(3, 8000) + C.double_free(0, True) +
+        C.free(0) + C.free(0, True))
+    return seeds
+
+
 HARNESSES = {
     "system_allocator": system_allocator_seeds,
     "tlsf_arena": tlsf_arena_seeds,
     "stacked_pool": stacked_pool_seeds,
+    "size_class_pool": size_class_pool_seeds,
 }
 
 

@@ -1,0 +1,473 @@
+// Copyright 2026 The Tessera Authors.
+//
+// -----------------------------------------------------------------------------
+// File: size_class_pool_fuzzer.cc
+// -----------------------------------------------------------------------------
+//
+// Fuzzes SizeClassPool through the tessera::Allocator interface against the
+// shadow model of fuzz/shadow_heap.h, following the rule in fuzz/README.md.
+//
+// Input: one configuration byte (block size, idle-block policy, return
+// checks, block source), then ops, each an opcode byte and its operands.
+//
+// Properties checked:
+//   * every block is aligned to max(requested, 16), overlaps no live block,
+//     reads as zero when allocated zeroed, and keeps the pattern of its id
+//     until freed; reallocation keeps the prefix;
+//   * CheckIntegrity() is OK after every op; stats() equal the model; the
+//     upstream allocator holds exactly the live blocks that no class serves
+//     (ClassFor < 0), and the block source exactly the classes' blocks;
+//   * misuse of small blocks (with return checks) changes nothing: a double
+//     free, a foreign or interior pointer, and a free with a size of another
+//     class are reported once (hot path) or rejected (checked path); invalid
+//     alignments and impossible sizes are refused and counted;
+//   * at the end, after freeing everything, Trim leaves no class block, and
+//     nothing is live in the upstream allocator or the block source.
+// Blocks above 1 KiB are the upstream allocator's to check (see the header),
+// so no misuse is attempted on them.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "alloc/allocator.h"
+#include "alloc/pool/size_class_pool.h"
+#include "alloc/system/system_allocator.h"
+#include "fuzz/byte_reader.h"
+#include "fuzz/fuzz_check.h"
+#include "fuzz/shadow_heap.h"
+
+namespace tessera {
+namespace {
+
+using fuzzing::ByteReader;
+using fuzzing::CheckPattern;
+using fuzzing::CheckZero;
+using fuzzing::FillPattern;
+using fuzzing::ShadowHeap;
+
+constexpr size_t kMaxOps = 1024;
+constexpr size_t kMaxLiveBlocks = 1024;
+
+struct ViolationLog {
+  int count = 0;
+  ContractViolation last = ContractViolation::kDoubleFree;
+  const void* last_ptr = nullptr;
+};
+ViolationLog g_violations;
+
+void RecordViolation(absl::string_view, ContractViolation violation,
+                     const void* ptr, absl::string_view) {
+  ++g_violations.count;
+  g_violations.last = violation;
+  g_violations.last_ptr = ptr;
+}
+
+enum class Op : uint8_t {
+  kAllocate,
+  kAllocateZeroed,
+  kAllocateChecked,
+  kDeallocate,
+  kDeallocateChecked,
+  kReallocate,
+  kReallocateChecked,
+  kTrim,
+  kDoubleFree,
+  kForeign,
+  kSizeMismatch,
+  kBadRequest,
+  kVerifyAll,
+  kNumOps,
+};
+
+alignas(4096) uint8_t g_foreign[8192];
+
+SystemAllocatorOptions Tracked() {
+  SystemAllocatorOptions options;
+  options.track_live_blocks = true;
+  options.huge_pages = false;
+  return options;
+}
+
+class Harness {
+ public:
+  explicit Harness(ByteReader& in)
+      : in_(in), upstream_(Tracked()), block_source_(Tracked()) {}
+
+  void Run() {
+    const uint8_t config = in_.ConsumeByte();
+    SizeClassPoolOptions options;
+    options.upstream = &upstream_;
+    options.block_bytes = size_t{4096} << (config & 7);
+    options.keep_idle_blocks = (config >> 3) & 3;
+    options.check_returns = (config & 0x20) == 0;
+    if ((config & 0x40) != 0) options.block_source = &block_source_;
+    checks_ = options.check_returns;
+    absl::StatusOr<std::unique_ptr<SizeClassPool>> pool =
+        SizeClassPool::Create(options);
+    TESSERA_FUZZ_CHECK(pool.ok(), "Create: %s",
+                       pool.status().ToString().c_str());
+    pool_ = *std::move(pool);
+    SizeClassPoolOptions bad = options;
+    bad.block_bytes = options.block_bytes * 3;  // not a power of two
+    TESSERA_FUZZ_CHECK(
+        absl::IsInvalidArgument(SizeClassPool::Create(bad).status()),
+        "block_bytes %zu accepted", bad.block_bytes);
+    CheckModel("fresh pool");
+
+    for (size_t ops = 0; ops < kMaxOps && !in_.empty(); ++ops) {
+      Step(static_cast<Op>(in_.ConsumeIntegralInRange<int>(
+          0, static_cast<int>(Op::kNumOps) - 1)));
+      CheckModel("after op");
+    }
+    while (!shadow_.empty()) Free(shadow_.size() - 1, /*checked=*/false);
+    CheckModel("after freeing everything");
+    pool_->Trim();
+    for (int c = 0; c < SizeClassPool::kNumClasses; ++c) {
+      TESSERA_FUZZ_CHECK(pool_->class_pool(c).stats().blocks == 0,
+                         "class %d keeps %llu blocks after Trim", c,
+                         static_cast<unsigned long long>(
+                             pool_->class_pool(c).stats().blocks));
+    }
+    pool_.reset();
+    TESSERA_FUZZ_CHECK(upstream_.stats().live_allocations() == 0 &&
+                           block_source_.stats().live_allocations() == 0,
+                       "destroyed pool left upstream/block source blocks");
+  }
+
+ private:
+  size_t DecodeSize() {
+    const int size_class = in_.ConsumeIntegralInRange<int>(0, 7);
+    if (size_class < 6) return in_.ConsumeIntegralInRange<size_t>(0, 1024);
+    return in_.ConsumeIntegralInRange<size_t>(0, 8192);
+  }
+
+  size_t DecodeAlignment() {
+    const int shift = in_.ConsumeIntegralInRange<int>(0, 13);
+    return shift == 0 ? kDefaultAlignment : size_t{1} << (shift - 1);
+  }
+
+  size_t PickBlock() {
+    return in_.ConsumeIntegralInRange<size_t>(0, 255) % shadow_.size();
+  }
+
+  static size_t Guaranteed(size_t alignment) {
+    return alignment > kDefaultAlignment ? alignment : kDefaultAlignment;
+  }
+
+  void CheckModel(const char* when) {
+    const absl::Status integrity = pool_->CheckIntegrity();
+    TESSERA_FUZZ_CHECK(integrity.ok(), "%s: CheckIntegrity: %s", when,
+                       integrity.ToString().c_str());
+    const AllocatorStats s = pool_->stats();
+    TESSERA_FUZZ_CHECK(
+        s.allocations == allocations_ && s.deallocations == deallocations_ &&
+            s.reallocations == reallocations_ &&
+            s.failed_requests == failed_ &&
+            s.bytes_in_use == shadow_.bytes_in_use() &&
+            s.peak_bytes_in_use == peak_,
+        "%s: stats (alloc %llu, dealloc %llu, realloc %llu, failed %llu, in "
+        "use %llu, peak %llu) != model (%llu, %llu, %llu, %llu, %llu, %llu)",
+        when, static_cast<unsigned long long>(s.allocations),
+        static_cast<unsigned long long>(s.deallocations),
+        static_cast<unsigned long long>(s.reallocations),
+        static_cast<unsigned long long>(s.failed_requests),
+        static_cast<unsigned long long>(s.bytes_in_use),
+        static_cast<unsigned long long>(s.peak_bytes_in_use),
+        static_cast<unsigned long long>(allocations_),
+        static_cast<unsigned long long>(deallocations_),
+        static_cast<unsigned long long>(reallocations_),
+        static_cast<unsigned long long>(failed_),
+        static_cast<unsigned long long>(shadow_.bytes_in_use()),
+        static_cast<unsigned long long>(peak_));
+    uint64_t upstream_blocks = 0;
+    uint64_t class_blocks = 0;
+    for (const ShadowHeap::Block& b : shadow_.blocks()) {
+      if (SizeClassPool::ClassFor(b.bytes, b.alignment) < 0) ++upstream_blocks;
+    }
+    for (int c = 0; c < SizeClassPool::kNumClasses; ++c) {
+      class_blocks += pool_->class_pool(c).stats().blocks;
+    }
+    TESSERA_FUZZ_CHECK(upstream_.stats().live_allocations() == upstream_blocks,
+                       "%s: upstream holds %llu blocks, model %llu", when,
+                       static_cast<unsigned long long>(
+                           upstream_.stats().live_allocations()),
+                       static_cast<unsigned long long>(upstream_blocks));
+    if (block_source_.stats().allocations > 0) {
+      TESSERA_FUZZ_CHECK(
+          block_source_.stats().live_allocations() == class_blocks,
+          "%s: block source holds %llu blocks, classes %llu", when,
+          static_cast<unsigned long long>(
+              block_source_.stats().live_allocations()),
+          static_cast<unsigned long long>(class_blocks));
+    }
+    TESSERA_FUZZ_CHECK(g_violations.count == violations_,
+                       "%s: %d violations reported, expected %d", when,
+                       g_violations.count, violations_);
+  }
+
+  void UpdatePeak() {
+    if (shadow_.bytes_in_use() > peak_) peak_ = shadow_.bytes_in_use();
+  }
+
+  void Allocate(bool zeroed, bool checked) {
+    const size_t bytes = DecodeSize();
+    const size_t alignment = DecodeAlignment();
+    if (shadow_.size() >= kMaxLiveBlocks) return;
+    void* ptr;
+    if (checked) {
+      absl::StatusOr<void*> p = pool_->AllocateChecked(bytes, alignment);
+      TESSERA_FUZZ_CHECK(p.ok(), "AllocateChecked(%zu, %zu): %s", bytes,
+                         alignment, p.status().ToString().c_str());
+      ptr = *p;
+    } else {
+      ptr = zeroed ? pool_->AllocateZeroed(bytes, alignment)
+                   : pool_->Allocate(bytes, alignment);
+    }
+    TESSERA_FUZZ_CHECK(ptr != nullptr, "allocation of %zu/%zu failed", bytes,
+                       alignment);
+    if (zeroed) CheckZero(ptr, 0, bytes, "AllocateZeroed");
+    const size_t index =
+        shadow_.Add(ptr, bytes, alignment, Guaranteed(alignment));
+    FillPattern(ptr, shadow_.blocks()[index].id, 0, bytes);
+    ++allocations_;
+    UpdatePeak();
+  }
+
+  void Free(size_t index, bool checked) {
+    const ShadowHeap::Block block = shadow_.blocks()[index];
+    CheckPattern(block.ptr, block.id, 0, block.bytes, "before free");
+    if (checked) {
+      const absl::Status s =
+          pool_->DeallocateChecked(block.ptr, block.bytes, block.alignment);
+      TESSERA_FUZZ_CHECK(s.ok(), "DeallocateChecked: %s", s.ToString().c_str());
+    } else {
+      pool_->Deallocate(block.ptr, block.bytes, block.alignment);
+    }
+    shadow_.Remove(index);
+    ++deallocations_;
+  }
+
+  void Reallocate(bool checked) {
+    if (shadow_.empty()) return;
+    const size_t index = PickBlock();
+    const size_t new_bytes = DecodeSize();
+    const ShadowHeap::Block block = shadow_.blocks()[index];
+    CheckPattern(block.ptr, block.id, 0, block.bytes, "before reallocation");
+    void* fresh;
+    if (checked) {
+      absl::StatusOr<void*> p = pool_->ReallocateChecked(
+          block.ptr, block.bytes, new_bytes, block.alignment);
+      TESSERA_FUZZ_CHECK(p.ok(), "ReallocateChecked: %s",
+                         p.status().ToString().c_str());
+      fresh = *p;
+    } else {
+      fresh = pool_->Reallocate(block.ptr, block.bytes, new_bytes,
+                                block.alignment);
+    }
+    TESSERA_FUZZ_CHECK(fresh != nullptr, "reallocation to %zu failed",
+                       new_bytes);
+    const size_t kept = block.bytes < new_bytes ? block.bytes : new_bytes;
+    CheckPattern(fresh, block.id, 0, kept, "after reallocation");
+    shadow_.Move(index, fresh, new_bytes, Guaranteed(block.alignment));
+    FillPattern(fresh, block.id, kept, new_bytes);
+    ++reallocations_;
+    UpdatePeak();
+  }
+
+  // A live or recently freed small block to misuse, if any.
+  bool IsSmall(const ShadowHeap::Block& b) const {
+    return SizeClassPool::ClassFor(b.bytes, b.alignment) >= 0;
+  }
+
+  void ExpectReported(int before, const void* ptr, const char* what) {
+    TESSERA_FUZZ_CHECK(g_violations.count == before + 1 &&
+                           g_violations.last_ptr == ptr,
+                       "%s of %p: %d violations reported, expected 1", what,
+                       ptr, g_violations.count - before);
+    ++violations_;
+  }
+
+  void DoubleFree() {
+    if (!checks_) return;  // undefined without return checks
+    ShadowHeap::Block freed;
+    if (!shadow_.PickRecentlyFreed(in_.ConsumeByte(), &freed) ||
+        !IsSmall(freed)) {
+      return;
+    }
+    const int before = g_violations.count;
+    if (in_.ConsumeBool()) {
+      const absl::Status s =
+          pool_->DeallocateChecked(freed.ptr, freed.bytes, freed.alignment);
+      TESSERA_FUZZ_CHECK(absl::IsFailedPrecondition(s),
+                         "DeallocateChecked of a freed block: %s",
+                         s.ToString().c_str());
+      ++failed_;
+    } else {
+      pool_->Deallocate(freed.ptr, freed.bytes, freed.alignment);
+      ExpectReported(before, freed.ptr, "Deallocate of a freed block");
+    }
+  }
+
+  void Foreign() {
+    if (!checks_) return;
+    void* ptr = g_foreign + 4096;
+    size_t bytes = in_.ConsumeIntegralInRange<size_t>(0, 1024);
+    const size_t alignment = kDefaultAlignment;
+    if (in_.ConsumeBool() && !shadow_.empty()) {
+      const ShadowHeap::Block& block = shadow_.blocks()[PickBlock()];
+      if (!IsSmall(block) || block.bytes < 32) return;
+      ptr = static_cast<char*>(block.ptr) + 16;  // interior, still aligned
+      bytes = block.bytes;
+    }
+    if (SizeClassPool::ClassFor(bytes, alignment) < 0) return;
+    const int before = g_violations.count;
+    if (in_.ConsumeBool()) {
+      TESSERA_FUZZ_CHECK(
+          absl::IsFailedPrecondition(
+              pool_->DeallocateChecked(ptr, bytes, alignment)),
+          "DeallocateChecked of foreign %p accepted", ptr);
+      ++failed_;
+    } else {
+      pool_->Deallocate(ptr, bytes, alignment);
+      ExpectReported(before, ptr, "Deallocate of a foreign pointer");
+      TESSERA_FUZZ_CHECK(g_violations.last ==
+                             ContractViolation::kForeignPointer,
+                         "foreign %p reported as another violation", ptr);
+    }
+    VerifyAll();
+  }
+
+  void SizeMismatch() {
+    if (!checks_ || shadow_.empty()) return;
+    const ShadowHeap::Block& block = shadow_.blocks()[PickBlock()];
+    if (!IsSmall(block)) return;
+    const int cls = SizeClassPool::ClassFor(block.bytes, block.alignment);
+    const size_t wrong = in_.ConsumeIntegralInRange<size_t>(0, 1024);
+    const int wrong_cls = SizeClassPool::ClassFor(wrong, block.alignment);
+    if (wrong_cls < 0 || wrong_cls == cls) return;
+    const int before = g_violations.count;
+    if (in_.ConsumeBool()) {
+      TESSERA_FUZZ_CHECK(absl::IsFailedPrecondition(pool_->DeallocateChecked(
+                             block.ptr, wrong, block.alignment)),
+                         "free of a %zu-byte block as %zu bytes accepted",
+                         block.bytes, wrong);
+      ++failed_;
+    } else {
+      pool_->Deallocate(block.ptr, wrong, block.alignment);
+      ExpectReported(before, block.ptr, "Deallocate with the wrong size");
+      TESSERA_FUZZ_CHECK(
+          g_violations.last == ContractViolation::kSizeMismatch,
+          "a %zu-byte block freed as %zu not reported as a size mismatch",
+          block.bytes, wrong);
+    }
+    CheckPattern(block.ptr, block.id, 0, block.bytes, "after a mismatch");
+  }
+
+  void BadRequest() {
+    static constexpr size_t kBadAlignments[] = {3, 24, 100, SIZE_MAX};
+    const int variant = in_.ConsumeIntegralInRange<int>(0, 3);
+    const size_t alignment = in_.PickValueInArray(kBadAlignments);
+    switch (variant) {
+      case 0:
+        TESSERA_FUZZ_CHECK(pool_->Allocate(64, alignment) == nullptr,
+                           "alignment %zu accepted", alignment);
+        break;
+      case 1:
+        TESSERA_FUZZ_CHECK(absl::IsInvalidArgument(
+                               pool_->AllocateChecked(64, alignment).status()),
+                           "AllocateChecked alignment %zu accepted", alignment);
+        break;
+      case 2:
+        TESSERA_FUZZ_CHECK(pool_->Allocate(SIZE_MAX - 8) == nullptr,
+                           "SIZE_MAX - 8 bytes accepted");
+        break;
+      case 3:
+        TESSERA_FUZZ_CHECK(!pool_->AllocateChecked(SIZE_MAX).ok(),
+                           "SIZE_MAX bytes accepted");
+        break;
+    }
+    ++failed_;
+  }
+
+  void VerifyAll() {
+    for (const ShadowHeap::Block& b : shadow_.blocks()) {
+      CheckPattern(b.ptr, b.id, 0, b.bytes, "verify all");
+    }
+  }
+
+  void Step(Op op) {
+    switch (op) {
+      case Op::kAllocate:
+        Allocate(false, false);
+        break;
+      case Op::kAllocateZeroed:
+        Allocate(true, false);
+        break;
+      case Op::kAllocateChecked:
+        Allocate(false, true);
+        break;
+      case Op::kDeallocate:
+        if (!shadow_.empty()) Free(PickBlock(), false);
+        break;
+      case Op::kDeallocateChecked:
+        if (!shadow_.empty()) Free(PickBlock(), true);
+        break;
+      case Op::kReallocate:
+        Reallocate(false);
+        break;
+      case Op::kReallocateChecked:
+        Reallocate(true);
+        break;
+      case Op::kTrim:
+        pool_->Trim();
+        VerifyAll();
+        break;
+      case Op::kDoubleFree:
+        DoubleFree();
+        break;
+      case Op::kForeign:
+        Foreign();
+        break;
+      case Op::kSizeMismatch:
+        SizeMismatch();
+        break;
+      case Op::kBadRequest:
+        BadRequest();
+        break;
+      case Op::kVerifyAll:
+      case Op::kNumOps:
+        VerifyAll();
+        break;
+    }
+  }
+
+  ByteReader& in_;
+  MallocAllocator upstream_;
+  MallocAllocator block_source_;
+  std::unique_ptr<SizeClassPool> pool_;
+  bool checks_ = true;
+  ShadowHeap shadow_;
+  uint64_t allocations_ = 0;
+  uint64_t deallocations_ = 0;
+  uint64_t reallocations_ = 0;
+  uint64_t failed_ = 0;
+  uint64_t peak_ = 0;
+  int violations_ = 0;
+};
+
+}  // namespace
+}  // namespace tessera
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const bool installed =
+      (tessera::SetContractViolationHandler(&tessera::RecordViolation), true);
+  (void)installed;
+  tessera::g_violations = tessera::ViolationLog();
+  tessera::fuzzing::ByteReader reader(data, size);
+  tessera::Harness(reader).Run();
+  return 0;
+}
