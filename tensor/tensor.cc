@@ -168,7 +168,11 @@ Strides ContiguousStrides(absl::Span<const int64_t> shape, size_t itemsize) {
   int64_t stride = static_cast<int64_t>(itemsize);
   for (int k = static_cast<int>(shape.size()) - 1; k >= 0; --k) {
     strides[k] = stride;
-    stride *= std::max<int64_t>(shape[k], 1);
+    // Modular: only a zero-size tensor (whose strides are never used) can
+    // have a product of the other extents that overflows.
+    stride = static_cast<int64_t>(static_cast<uint64_t>(stride) *
+                                  static_cast<uint64_t>(
+                                      std::max<int64_t>(shape[k], 1)));
   }
   return strides;
 }
