@@ -40,12 +40,21 @@
 // 64-byte granularity) but only pages where blocks start are ever touched,
 // and it is validated on every use (the node must say it starts at exactly
 // that pointer and is allocated), so stale or garbage entries are harmless.
+// A handle-only arena (`pointer_index = false`) skips it.
+//
+// Optional quick cache (`quick_cache_depth`, off by default): freed blocks of
+// small exact sizes are kept unmerged on per-size LIFO lists and handed back
+// to the next request of that size, the way glibc's tcache fronts its bins.
+// It trades bounded extra fragmentation for a push/pop fast path; Collect()
+// and any allocation that would otherwise fail flush it.
 //
 // Complexity: Alloc, aligned Alloc, Free (immediate or deferred), in-place
 // Realloc and free by handle are O(1): a bounded number of bitmap scans and
 // list splices, no list walk. Free by pointer is O(regions) (at most 64, and
-// the first region is checked first). Growing the arena maps a region.
-// Collect() and CheckIntegrity() walk every block: O(blocks).
+// the first region is checked first). Growing the arena maps a region; an
+// allocation that finds no fit with a non-empty quick cache flushes it first
+// (O(cached blocks), at most depth x sizes). Collect() and CheckIntegrity()
+// walk every block: O(blocks).
 //
 // Invariants (CheckIntegrity checks each, in this order, and names the first
 // one violated by its number):
