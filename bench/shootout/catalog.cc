@@ -1,0 +1,193 @@
+// Copyright 2026 The Tessera Authors.
+
+#include "bench/shootout/catalog.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace tessera {
+namespace shootout {
+
+const std::vector<SubjectInfo>& AllSubjects() {
+  static const auto* subjects = new std::vector<SubjectInfo>{
+      {"glibc", true, true, "glibc malloc/free (Debian's libc)"},
+      {"jemalloc", true, true, "jemalloc via LD_PRELOAD (libjemalloc2)"},
+      {"mimalloc", true, true, "mimalloc via LD_PRELOAD (libmimalloc2.0)"},
+      {"tcmalloc", true, true,
+       "gperftools tcmalloc via LD_PRELOAD (libtcmalloc-minimal4)"},
+      {"malloc", false, true,
+       "tessera::MallocAllocator (glibc through the Allocator interface)"},
+      {"aligned64", false, true,
+       "tessera::AlignedAllocator(64): header-aligned malloc, per-thread "
+       "cache for small blocks"},
+      {"zeroed", false, true, "tessera::ZeroedAllocator (calloc underneath)"},
+      {"tlsf", false, false,
+       "tessera::TlsfArena (free by pointer through the Allocator interface, "
+       "growing 256 MiB regions)"},
+      {"tlsf_locked", false, true,
+       "tessera::LockedTlsfArena (TLSF behind one lock)"},
+      {"size_class", false, false,
+       "tessera::SizeClassPool (20 classes up to 1 KiB, glibc above)"},
+      {"buffer_cache", false, true,
+       "tessera::BufferCache (mapped large buffers kept per size class; "
+       "malloc below 64 KiB)"},
+      {"stacked_pool", false, false,
+       "tessera::StackedPool (fixed 64-byte cells, Take/Return)"},
+  };
+  return *subjects;
+}
+
+const std::vector<WorkloadInfo>& AllWorkloads() {
+  static const auto* workloads = new std::vector<WorkloadInfo>{
+      {"rt_64", "Round trip 64 B",
+       "allocate 64 B, write one byte, free; ns per round trip"},
+      {"rt_1k", "Round trip 1 KiB",
+       "allocate 1 KiB, write one byte, free; ns per round trip"},
+      {"rt_100k", "Round trip 100 KiB",
+       "allocate 100 KiB, write one byte, free; ns per round trip"},
+      {"rt_10m", "Round trip 10 MB",
+       "allocate 10 MB, write one byte, free; ns per round trip"},
+      {"w1", "W1 batch (untouched)",
+       "StgSharp batches of 2048 allocations, sizes {64,100,200,400,1024,"
+       "4096} (fixed seed), freed in shuffled order; ns per alloc+free"},
+      {"w1_touched", "W1 batch (touched)",
+       "W1 with the first and last 8 bytes of every block written"},
+      {"w3", "W3 small-object churn",
+       "16-64 B random sizes, ring of 64 live objects, free oldest + "
+       "allocate; ns per iteration"},
+      {"w4", "W4 fragmentation",
+       "log-uniform 16 B-64 KiB, many live blocks, random free+allocate, "
+       "every page touched; ns per op, latency percentiles, peak RSS / live"},
+      {"pool", "Pool take/return",
+       "64-byte cells, 32 taken then returned in reverse; ns per pair"},
+      {"two_thread", "Two-thread churn",
+       "two threads, each a ring of 256 live blocks of 16-512 B; wall ns "
+       "per operation per thread"},
+  };
+  return *workloads;
+}
+
+const std::vector<PeerLibrary>& AllPeers() {
+  static const auto* peers = new std::vector<PeerLibrary>{
+      {"glibc", "", "libc6"},
+      {"jemalloc", "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
+       "libjemalloc2 (libjemalloc-dev)"},
+      {"mimalloc", "/usr/lib/x86_64-linux-gnu/libmimalloc.so.2",
+       "libmimalloc2.0 (libmimalloc-dev)"},
+      {"tcmalloc", "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4",
+       "libtcmalloc-minimal4 (libgoogle-perftools-dev)"},
+  };
+  return *peers;
+}
+
+const SubjectInfo* FindSubject(absl::string_view name) {
+  for (const SubjectInfo& s : AllSubjects()) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
+const WorkloadInfo* FindWorkload(absl::string_view name) {
+  for (const WorkloadInfo& w : AllWorkloads()) {
+    if (name == w.name) return &w;
+  }
+  return nullptr;
+}
+
+const PeerLibrary* FindPeer(absl::string_view name) {
+  for (const PeerLibrary& p : AllPeers()) {
+    if (name == p.name) return &p;
+  }
+  return nullptr;
+}
+
+bool Supports(const SubjectInfo& subject, absl::string_view workload) {
+  const absl::string_view name = subject.name;
+  const bool round_trip = absl::StartsWith(workload, "rt_");
+  // A fixed-size pool serves fixed-size cells and nothing else.
+  if (name == "stacked_pool") return workload == "pool";
+  // Zeroing and large-buffer caching only mean something per request size.
+  if (name == "zeroed" || name == "buffer_cache") return round_trip;
+  // The locked arena exists for sharing; alone it is tlsf plus a lock.
+  if (name == "tlsf_locked") return workload == "two_thread";
+  if (workload == "two_thread") return subject.thread_safe;
+  return true;
+}
+
+namespace {
+
+// Where `symbol`'s definition lives, or "" if it does not resolve.
+std::string DefiningObject(const char* symbol) {
+  void* address = dlsym(RTLD_DEFAULT, symbol);
+  if (address == nullptr) return "";
+  Dl_info info;
+  if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) return "?";
+  return info.dli_fname;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ProveActiveAllocator(absl::string_view peer) {
+  const std::string malloc_in = DefiningObject("malloc");
+  const std::string mallctl = DefiningObject("mallctl");
+  const std::string mi_version = DefiningObject("mi_version");
+  std::string tcmalloc = DefiningObject("tc_version");
+  if (tcmalloc.empty()) tcmalloc = DefiningObject("MallocExtension_Instance");
+  const std::string found = absl::StrCat(
+      "malloc in ", malloc_in.empty() ? "?" : malloc_in,
+      mallctl.empty() ? "" : ", mallctl present",
+      mi_version.empty() ? "" : ", mi_version present",
+      tcmalloc.empty() ? "" : ", tc_version present");
+  auto refuse = [&](absl::string_view why) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to report for peer '", peer, "': ", why, " (", found, ")"));
+  };
+  if (peer == "glibc") {
+    // A sanitizer runtime intercepts malloc itself and cannot share the
+    // process with a preloaded peer: the test builds run Tessera's subjects
+    // on it, and say so.
+    for (const char* runtime : {"__asan_init", "__tsan_init", "__msan_init"}) {
+      if (dlsym(RTLD_DEFAULT, runtime) != nullptr &&
+          mallctl.empty() && mi_version.empty() && tcmalloc.empty()) {
+        return absl::StrCat("glibc under a sanitizer runtime (", runtime,
+                            " present; figures are not glibc's), ", found);
+      }
+    }
+    if (!mallctl.empty() || !mi_version.empty() || !tcmalloc.empty()) {
+      return refuse("a malloc replacement is loaded");
+    }
+    if (!absl::StrContains(malloc_in, "libc.so")) {
+      return refuse("malloc does not come from libc");
+    }
+    return absl::StrCat("glibc: no jemalloc/mimalloc/tcmalloc markers, ",
+                        found);
+  }
+  std::string marker;
+  absl::string_view library_word;
+  if (peer == "jemalloc") {
+    marker = mallctl;
+    library_word = "jemalloc";
+  } else if (peer == "mimalloc") {
+    marker = mi_version;
+    library_word = "mimalloc";
+  } else if (peer == "tcmalloc") {
+    marker = tcmalloc;
+    library_word = "tcmalloc";
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown peer '", peer, "'"));
+  }
+  if (marker.empty()) return refuse("its marker symbol is missing");
+  if (!absl::StrContains(malloc_in, library_word)) {
+    return refuse(absl::StrCat("malloc does not resolve into ", library_word));
+  }
+  return absl::StrCat(peer, ": marker from ", marker, ", ", found);
+}
+
+}  // namespace shootout
+}  // namespace tessera

@@ -1,0 +1,377 @@
+// Copyright 2026 The Tessera Authors.
+//
+// The shootout: every workload against every Tessera allocator and the
+// global-malloc peers (glibc, jemalloc, mimalloc, tcmalloc), with an honest
+// report. Run it optimised:
+//
+//   tools/bazel run --config=opt //bench/shootout:shootout -- --out=/tmp/r
+//
+// The parent process never measures anything. For each round, each workload
+// and each allocator (the allocator order rotates every round) it re-executes
+// itself as a child:
+//
+//   shootout --subject=<allocator> --peer=<global malloc> --workloads=<one>
+//
+// with LD_PRELOAD set to the peer's library (cleared for glibc and for
+// Tessera's allocators, which run on glibc). The child proves which malloc is
+// active (catalog.h), validates, measures, and prints one JSON object on
+// stdout; it refuses to report if the proof fails.
+//
+// Exit status: 0 when everything ran; 1 when a measurement failed (the
+// report still says which, and why); 2 for bad flags or a peer library named
+// in --allocators that is not installed; 3 in a child that cannot report.
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "bench/shootout/catalog.h"
+#include "bench/shootout/json.h"
+#include "bench/shootout/report.h"
+#include "bench/shootout/workloads.h"
+
+extern char** environ;
+
+ABSL_FLAG(std::string, workloads, "",
+          "Comma-separated workloads to run (default: all).");
+ABSL_FLAG(std::string, allocators, "",
+          "Comma-separated allocators to run (default: all). glibc is always "
+          "run: it is the baseline of every ratio.");
+ABSL_FLAG(int, rounds, 0, "Rounds per measurement (default 5, --quick 3).");
+ABSL_FLAG(bool, quick, false,
+          "A reduced run of every workload (about 1/8 of the work, W1 64 batches).");
+ABSL_FLAG(std::string, out, "",
+          "Directory for report.md, results.json and the SVG charts.");
+ABSL_FLAG(std::string, peer_libs, "",
+          "Override peer libraries: name=path,... (e.g. to try another "
+          "jemalloc build).");
+// Child mode (set by the parent, not by users).
+ABSL_FLAG(std::string, subject, "",
+          "Child mode: measure this allocator on the single --workloads.");
+ABSL_FLAG(std::string, peer, "",
+          "Child mode: the global malloc that must be active (proven).");
+
+namespace tessera {
+namespace shootout {
+namespace {
+
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> out;
+  for (absl::string_view part : absl::StrSplit(list, ',', absl::SkipEmpty())) {
+    out.emplace_back(absl::StripAsciiWhitespace(part));
+  }
+  return out;
+}
+
+std::string KnownWorkloads() {
+  std::vector<std::string> names;
+  for (const WorkloadInfo& w : AllWorkloads()) names.push_back(w.name);
+  return absl::StrJoin(names, ", ");
+}
+
+std::string KnownSubjects() {
+  std::vector<std::string> names;
+  for (const SubjectInfo& s : AllSubjects()) names.push_back(s.name);
+  return absl::StrJoin(names, ", ");
+}
+
+// ---- Child. ----
+
+int RunChild() {
+  const std::string subject = absl::GetFlag(FLAGS_subject);
+  const std::string peer = absl::GetFlag(FLAGS_peer);
+  const std::string workload = absl::GetFlag(FLAGS_workloads);
+  auto fail = [&](const absl::Status& status) {
+    std::fprintf(stderr, "shootout child (%s on %s): %s\n", workload.c_str(),
+                 subject.c_str(), status.ToString().c_str());
+    std::printf("{\"error\": %s}\n", JsonQuote(status.ToString()).c_str());
+    return 3;
+  };
+  const SubjectInfo* info = FindSubject(subject);
+  if (info == nullptr || FindWorkload(workload) == nullptr) {
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "child needs a known --subject and one --workloads, got '", subject,
+        "' and '", workload, "'")));
+  }
+  const std::string expected_peer = info->is_peer ? subject : "glibc";
+  if (peer != expected_peer) {
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "--subject=", subject, " runs on --peer=", expected_peer, ", not '",
+        peer, "'")));
+  }
+  absl::StatusOr<std::string> proof = ProveActiveAllocator(peer);
+  if (!proof.ok()) return fail(proof.status());
+  absl::StatusOr<Metrics> metrics = Measure(
+      subject, workload,
+      absl::GetFlag(FLAGS_quick) ? Scale::kQuick : Scale::kFull);
+  if (!metrics.ok()) return fail(metrics.status());
+  std::vector<std::string> figures;
+  for (const auto& [name, value] : *metrics) {
+    figures.push_back(absl::StrCat(JsonQuote(name), ": ", JsonNumber(value)));
+  }
+  std::printf(
+      "{\"subject\": %s, \"peer\": %s, \"workload\": %s, \"active\": %s, "
+      "\"metrics\": {%s}}\n",
+      JsonQuote(subject).c_str(), JsonQuote(peer).c_str(),
+      JsonQuote(workload).c_str(), JsonQuote(*proof).c_str(),
+      absl::StrJoin(figures, ", ").c_str());
+  return 0;
+}
+
+// ---- Parent. ----
+
+struct ChildResult {
+  Metrics metrics;
+  std::string proof;
+};
+
+// Runs one child and parses what it printed.
+absl::StatusOr<ChildResult> RunOne(const std::string& subject,
+                                   const std::string& peer,
+                                   const std::string& preload,
+                                   const std::string& workload, bool quick) {
+  std::vector<std::string> args = {
+      "shootout", absl::StrCat("--subject=", subject),
+      absl::StrCat("--peer=", peer), absl::StrCat("--workloads=", workload)};
+  if (quick) args.push_back("--quick");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // The environment minus any LD_PRELOAD of our own caller, plus the peer's.
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string(*e).rfind("LD_PRELOAD=", 0) != 0) env.push_back(*e);
+  }
+  if (!preload.empty()) env.push_back("LD_PRELOAD=" + preload);
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return absl::InternalError("pipe failed");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  pid_t pid;
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr,
+                             argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    return absl::InternalError(absl::StrCat("cannot start a child: ", rc));
+  }
+  std::string output;
+  char buffer[4096];
+  ssize_t n;
+  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) output.append(buffer, n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  absl::StatusOr<JsonValue> json = ParseJson(output);
+  if (json.ok()) {
+    if (const JsonValue* error = json->Find("error")) {
+      return absl::InternalError(error->string);
+    }
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return absl::InternalError(
+        WIFSIGNALED(status)
+            ? absl::StrCat("child killed by signal ", WTERMSIG(status))
+            : absl::StrCat("child exited with status ", WEXITSTATUS(status)));
+  }
+  if (!json.ok()) return json.status();
+  const JsonValue* metrics = json->Find("metrics");
+  const JsonValue* active = json->Find("active");
+  const JsonValue* reported_peer = json->Find("peer");
+  if (metrics == nullptr || active == nullptr || reported_peer == nullptr ||
+      reported_peer->string != peer) {
+    return absl::InternalError(absl::StrCat("child report incomplete: ", output));
+  }
+  ChildResult result;
+  result.proof = active->string;
+  for (const auto& [name, value] : metrics->object) {
+    result.metrics.push_back({name, value.number});
+  }
+  return result;
+}
+
+std::string NowUtc() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", std::gmtime(&now));
+  return text;
+}
+
+int RunParent() {
+  // Which workloads and allocators.
+  std::vector<std::string> workloads = SplitList(absl::GetFlag(FLAGS_workloads));
+  if (workloads.empty()) {
+    for (const WorkloadInfo& w : AllWorkloads()) workloads.push_back(w.name);
+  }
+  for (const std::string& w : workloads) {
+    if (FindWorkload(w) == nullptr) {
+      std::fprintf(stderr, "shootout: unknown workload '%s'; known: %s\n",
+                   w.c_str(), KnownWorkloads().c_str());
+      return 2;
+    }
+  }
+  const std::vector<std::string> asked =
+      SplitList(absl::GetFlag(FLAGS_allocators));
+  std::set<std::string> wanted(asked.begin(), asked.end());
+  for (const std::string& a : asked) {
+    if (FindSubject(a) == nullptr) {
+      std::fprintf(stderr, "shootout: unknown allocator '%s'; known: %s\n",
+                   a.c_str(), KnownSubjects().c_str());
+      return 2;
+    }
+  }
+  // Peer library overrides.
+  std::map<std::string, std::string> peer_path;
+  for (const PeerLibrary& p : AllPeers()) peer_path[p.name] = p.path;
+  for (const std::string& item : SplitList(absl::GetFlag(FLAGS_peer_libs))) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(item, '=');
+    if (FindPeer(kv.first) == nullptr || kv.first == std::string(kBaseline) ||
+        kv.second.empty()) {
+      std::fprintf(stderr,
+                   "shootout: bad --peer_libs entry '%s': want name=path with "
+                   "name one of jemalloc, mimalloc, tcmalloc\n",
+                   item.c_str());
+      return 2;
+    }
+    peer_path[kv.first] = kv.second;
+  }
+  const int rounds_flag = absl::GetFlag(FLAGS_rounds);
+  if (rounds_flag < 0 || rounds_flag > 100) {
+    std::fprintf(stderr, "shootout: --rounds=%d is outside 1..100\n",
+                 rounds_flag);
+    return 2;
+  }
+  const bool quick = absl::GetFlag(FLAGS_quick);
+
+  RunResults results;
+  results.quick = quick;
+  results.rounds = rounds_flag != 0 ? rounds_flag : (quick ? 3 : 5);
+  results.workloads = workloads;
+  results.started_utc = NowUtc();
+  for (const SubjectInfo& s : AllSubjects()) {
+    const bool baseline = s.name == std::string(kBaseline);
+    if (!wanted.empty() && !wanted.count(s.name) && !baseline) continue;
+    if (s.is_peer && !baseline && access(peer_path[s.name].c_str(), R_OK) != 0) {
+      const PeerLibrary* lib = FindPeer(s.name);
+      const std::string message = absl::StrFormat(
+          "%s not found: install the Debian package %s", peer_path[s.name],
+          lib->debian_package);
+      std::fprintf(stderr, "shootout: peer %s is missing: %s\n", s.name,
+                   message.c_str());
+      if (wanted.count(s.name)) return 2;  // asked for by name: an error
+      results.missing[s.name] = message;
+      continue;
+    }
+    results.subjects.push_back(s.name);
+  }
+
+  // Rounds outermost, allocator order rotated each round: a slow phase of
+  // the shared machine hits every allocator, not one.
+  std::vector<std::string> order = results.subjects;
+  int total = 0;
+  for (const std::string& w : workloads) {
+    for (const std::string& s : order) total += Supports(*FindSubject(s), w);
+  }
+  total *= results.rounds;
+  int done = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int round = 0; round < results.rounds; ++round) {
+    for (const std::string& w : workloads) {
+      for (const std::string& s : order) {
+        const SubjectInfo* info = FindSubject(s);
+        if (!Supports(*info, w)) continue;
+        Cell& cell = results.cells[{w, s}];
+        ++done;
+        const double elapsed = std::chrono::duration<double>(
+                                   std::chrono::steady_clock::now() - start)
+                                   .count();
+        std::fprintf(stderr, "\r[%4d/%4d] %5.0fs  round %d/%d  %-10s %-13s",
+                     done, total, elapsed, round + 1, results.rounds, w.c_str(),
+                     s.c_str());
+        std::fflush(stderr);
+        if (!cell.error.empty()) continue;  // failed before: not ranked
+        const std::string peer = info->is_peer ? s : std::string(kBaseline);
+        absl::StatusOr<ChildResult> child =
+            RunOne(s, peer, peer_path[peer], w, quick);
+        if (!child.ok()) {
+          cell.error = std::string(child.status().message());
+          std::fprintf(stderr, "\nshootout: %s on %s failed: %s\n", w.c_str(),
+                       s.c_str(), cell.error.c_str());
+          continue;
+        }
+        cell.rounds.push_back(std::move(child->metrics));
+        if (info->is_peer) results.proofs[s] = child->proof;
+      }
+    }
+    std::rotate(order.begin(), order.begin() + 1, order.end());
+  }
+  results.seconds = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  std::fprintf(stderr, "\rdone: %d measurements in %.0f s%30s\n", total,
+               results.seconds, "");
+
+  std::printf("%s", TerminalTable(results).c_str());
+  std::printf("\nRecommendation:\n");
+  for (const std::string& line : Recommendations(results)) {
+    std::printf("  %s\n", line.c_str());
+  }
+  for (const auto& [peer, message] : results.missing) {
+    std::printf("missing peer %s: %s\n", peer.c_str(), message.c_str());
+  }
+  const std::string out = absl::GetFlag(FLAGS_out);
+  if (!out.empty()) {
+    absl::Status written = WriteReport(results, out);
+    if (!written.ok()) {
+      std::fprintf(stderr, "shootout: %s\n", written.ToString().c_str());
+      return 1;
+    }
+    std::printf("report: %s/report.md\n", out.c_str());
+  }
+  for (const auto& [key, cell] : results.cells) {
+    if (!cell.error.empty()) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace shootout
+}  // namespace tessera
+
+int main(int argc, char** argv) {
+  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  if (positional.size() > 1) {
+    std::fprintf(stderr, "shootout: unexpected argument '%s' (flags only)\n",
+                 positional[1]);
+    return 2;
+  }
+  if (!absl::GetFlag(FLAGS_subject).empty() ||
+      !absl::GetFlag(FLAGS_peer).empty()) {
+    return tessera::shootout::RunChild();
+  }
+  return tessera::shootout::RunParent();
+}

@@ -1,0 +1,189 @@
+// Copyright 2026 The Tessera Authors.
+//
+// Runs the shootout binary as a user would: a --quick run of one small
+// workload on glibc and the TLSF arena must write a report whose JSON and
+// Markdown agree with the run, and bad flags must fail with a message.
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "bench/shootout/json.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tessera {
+namespace shootout {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string TmpDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir != nullptr ? dir : "/tmp";
+}
+
+std::string Binary() {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  return absl::StrCat(srcdir != nullptr ? srcdir : ".", "/",
+                      workspace != nullptr ? workspace : "tessera",
+                      "/bench/shootout/shootout");
+}
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the binary with `args` (and an optional environment prefix).
+Outcome RunShootout(const std::string& args, const std::string& env = "") {
+  static int counter = 0;
+  const std::string base = absl::StrCat(TmpDir(), "/run", counter++);
+  const std::string command =
+      absl::StrCat(env, env.empty() ? "" : " ", Binary(), " ", args, " >",
+                   base, ".out 2>", base, ".err");
+  const int status = std::system(command.c_str());
+  Outcome run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = ReadFile(base + ".out");
+  run.err = ReadFile(base + ".err");
+  return run;
+}
+
+const JsonValue& Member(const JsonValue& object, const char* key) {
+  static const JsonValue* const kNull = new JsonValue;
+  const JsonValue* value = object.Find(key);
+  EXPECT_NE(value, nullptr) << "missing member " << key;
+  return value != nullptr ? *value : *kNull;
+}
+
+TEST(ShootoutTest, QuickRunWritesConsistentJsonMarkdownAndCharts) {
+  const std::string out = TmpDir() + "/report";
+  const Outcome run = RunShootout(absl::StrCat(
+      "--quick --workloads=rt_64 --allocators=glibc,tlsf --rounds=2 --out=",
+      out));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("rt_64"));
+  EXPECT_THAT(run.err, HasSubstr("[   4/   4]"));  // the progress line
+
+  absl::StatusOr<JsonValue> json = ParseJson(ReadFile(out + "/results.json"));
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_EQ(Member(*json, "format").string, "tessera-shootout-1");
+  EXPECT_EQ(Member(*json, "rounds").number, 2);
+  EXPECT_THAT(Member(Member(*json, "peer_proofs"), "glibc").string,
+              StartsWith("glibc"));
+  const JsonValue& workloads = Member(*json, "workloads");
+  ASSERT_EQ(workloads.array.size(), 1u);
+  EXPECT_EQ(Member(workloads.array[0], "name").string, "rt_64");
+  const JsonValue& results = Member(workloads.array[0], "results");
+  ASSERT_EQ(results.array.size(), 2u);
+  double medians[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    const JsonValue& result = results.array[i];
+    EXPECT_EQ(Member(result, "subject").string, i == 0 ? "glibc" : "tlsf");
+    EXPECT_TRUE(Member(result, "ok").boolean);
+    const JsonValue& time = Member(Member(result, "figures"), "ns_per_op");
+    const JsonValue& rounds = Member(time, "rounds");
+    ASSERT_EQ(rounds.array.size(), 2u);
+    medians[i] = Member(time, "median").number;
+    EXPECT_GT(medians[i], 0);
+    // JSON keeps 10 significant digits.
+    EXPECT_NEAR(medians[i],
+                (rounds.array[0].number + rounds.array[1].number) / 2,
+                1e-8 * medians[i]);
+    EXPECT_LE(Member(time, "min").number, medians[i]);
+    EXPECT_GE(Member(time, "max").number, medians[i]);
+  }
+  const JsonValue& tlsf_time =
+      Member(Member(results.array[1], "figures"), "ns_per_op");
+  EXPECT_NEAR(Member(tlsf_time, "ratio_to_glibc").number,
+              medians[1] / medians[0], 1e-3 * medians[1] / medians[0]);
+
+  const std::string md = ReadFile(out + "/report.md");
+  EXPECT_THAT(md, HasSubstr("## Recommendation"));
+  EXPECT_THAT(md, HasSubstr("**Round trip 64 B**: use **"));
+  EXPECT_THAT(md, HasSubstr("![rt_64](rt_64.svg)"));
+  EXPECT_THAT(md, HasSubstr("| tlsf |"));
+  const std::string svg = ReadFile(out + "/rt_64.svg");
+  EXPECT_THAT(svg, StartsWith("<svg"));
+  EXPECT_THAT(svg, HasSubstr(">tlsf</text>"));
+  EXPECT_THAT(svg, HasSubstr("</svg>"));
+}
+
+TEST(ShootoutTest, UnknownWorkloadExitsNonZeroNamingItAndTheKnownOnes) {
+  const Outcome run = RunShootout("--workloads=rt_64,nonesuch");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("unknown workload 'nonesuch'"));
+  EXPECT_THAT(run.err, HasSubstr("w4"));
+}
+
+TEST(ShootoutTest, UnknownAllocatorExitsNonZeroNamingIt) {
+  const Outcome run = RunShootout("--allocators=glibc,hoard");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("unknown allocator 'hoard'"));
+  EXPECT_THAT(run.err, HasSubstr("tlsf"));
+}
+
+TEST(ShootoutTest, MissingPeerAskedForByNameExitsNonZeroNamingThePackage) {
+  const Outcome run = RunShootout(
+      "--workloads=rt_64 --allocators=jemalloc "
+      "--peer_libs=jemalloc=/nonexistent/libjemalloc.so.2");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("peer jemalloc is missing"));
+  EXPECT_THAT(run.err, HasSubstr("libjemalloc2"));
+}
+
+TEST(ShootoutTest, BadRoundsAndPositionalArgumentsAreRejected) {
+  EXPECT_EQ(RunShootout("--rounds=-1").exit_code, 2);
+  const Outcome run = RunShootout("rt_64");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("unexpected argument 'rt_64'"));
+}
+
+TEST(ShootoutTest, ChildRefusesToReportForAPeerThatIsNotLoaded) {
+  const Outcome run =
+      RunShootout("--subject=jemalloc --peer=jemalloc --workloads=rt_64");
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_THAT(run.out, HasSubstr("refusing to report for peer 'jemalloc'"));
+}
+
+TEST(ShootoutTest, ChildRejectsATesseraSubjectOnAPeer) {
+  const Outcome run =
+      RunShootout("--subject=tlsf --peer=mimalloc --workloads=rt_64");
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_THAT(run.out, HasSubstr("runs on --peer=glibc"));
+}
+
+#if !defined(TESSERA_SANITIZER_BUILD)
+// Sanitizer runtimes must come first in the library list, so a preloaded
+// peer cannot run under them; the refusal cases above still do.
+TEST(ShootoutTest, ChildProvesAPreloadedPeerBeforeReporting) {
+  const Outcome run = RunShootout(
+      "--subject=mimalloc --peer=mimalloc --workloads=pool --quick",
+      "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  absl::StatusOr<JsonValue> json = ParseJson(run.out);
+  ASSERT_TRUE(json.ok()) << json.status() << run.out;
+  EXPECT_THAT(Member(*json, "active").string, HasSubstr("mi_version"));
+  EXPECT_THAT(Member(*json, "active").string, HasSubstr("libmimalloc"));
+  EXPECT_GT(Member(Member(*json, "metrics"), "ns_per_op").number, 0);
+}
+#endif
+
+}  // namespace
+}  // namespace shootout
+}  // namespace tessera

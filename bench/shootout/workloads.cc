@@ -1,0 +1,592 @@
+// Copyright 2026 The Tessera Authors.
+
+#include "bench/shootout/workloads.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "alloc/pool/buffer_cache.h"
+#include "alloc/pool/size_class_pool.h"
+#include "alloc/pool/stacked_pool.h"
+#include "alloc/system/system_allocator.h"
+#include "alloc/tlsf/locked_tlsf_arena.h"
+#include "alloc/tlsf/tlsf_arena.h"
+#include "bench/shootout/catalog.h"
+
+namespace tessera {
+namespace shootout {
+namespace {
+
+// ---- Clocks and memory figures. ----
+
+int64_t ThreadCpuNs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+int64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+// A /proc/self/status field in bytes ("VmRSS", "VmHWM"), or -1.
+int64_t ProcStatusBytes(const char* field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  const size_t n = std::strlen(field);
+  while (std::getline(status, line)) {
+    if (line.compare(0, n, field) == 0 && line.size() > n && line[n] == ':') {
+      return std::strtoll(line.c_str() + n + 1, nullptr, 10) * 1024;
+    }
+  }
+  return -1;
+}
+
+// Resets VmHWM to the current RSS (Linux >= 4.0), so that the peak measured
+// afterwards is the workload's, not the validation pass's.
+bool ResetPeakRss() {
+  FILE* f = std::fopen("/proc/self/clear_refs", "w");
+  if (f == nullptr) return false;
+  const bool ok = std::fputs("5", f) >= 0;
+  return std::fclose(f) == 0 && ok;
+}
+
+// ---- Subjects: what a workload calls. ----
+
+// The process's malloc: glibc, or the peer LD_PRELOAD put in its place.
+// Every subject writes into its blocks through Touch, so that the validation
+// wrapper can keep its pattern intact while the workload writes.
+inline void TouchBytes(void* p, size_t offset, size_t len) {
+  volatile char* bytes = static_cast<volatile char*>(p) + offset;
+  for (size_t i = 0; i < len; ++i) bytes[i] = 1;
+}
+
+struct GlobalMalloc {
+  void* Alloc(size_t n) { return std::malloc(n); }
+  void Free(void* p, size_t) { std::free(p); }
+  void Touch(void* p, size_t offset, size_t len) { TouchBytes(p, offset, len); }
+};
+
+// A Tessera allocator through the Allocator interface. `A` is the final
+// class, so the calls devirtualise as they would in a caller that knows it.
+template <typename A>
+struct TesseraSubject {
+  A* allocator;
+  void* Alloc(size_t n) { return allocator->Allocate(n); }
+  void Free(void* p, size_t n) { allocator->Deallocate(p, n); }
+  void Touch(void* p, size_t offset, size_t len) { TouchBytes(p, offset, len); }
+};
+
+struct PoolSubject {
+  static constexpr size_t kCell = 64;
+  StackedPool* pool;
+  void* Alloc(size_t n) { return n <= kCell ? pool->Take() : nullptr; }
+  void Free(void* p, size_t) { pool->Return(p); }
+  void Touch(void* p, size_t offset, size_t len) { TouchBytes(p, offset, len); }
+};
+
+// Wraps a subject for the validation pass: writes a pattern over every block,
+// checks it is intact at free, and checks each new block against the live
+// ones. Thread-safe (a mutex around the bookkeeping) for two_thread.
+template <typename S>
+class Validating {
+ public:
+  explicit Validating(S& inner) : inner_(inner) {}
+
+  void* Alloc(size_t n) {
+    void* p = inner_.Alloc(n);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (p == nullptr) {
+      Fail(absl::StrFormat("allocation of %d bytes returned nullptr", n));
+      return nullptr;
+    }
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    auto next = live_.upper_bound(a);
+    if (next != live_.end() && next->first < a + n) {
+      Fail(absl::StrFormat("block %p+%d overlaps live block at %#x", p, n,
+                           next->first));
+    }
+    if (next != live_.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + prev->second > a) {
+        Fail(absl::StrFormat("block %p+%d overlaps live block %#x+%d", p, n,
+                             prev->first, prev->second));
+      }
+    }
+    live_[a] = n;
+    Pattern(p, n, /*write=*/true);
+    return p;
+  }
+
+  void Free(void* p, size_t n) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = live_.find(reinterpret_cast<uintptr_t>(p));
+      if (it == live_.end() || it->second != n) {
+        Fail(absl::StrFormat("free of %p (%d bytes) that is not live", p, n));
+        return;
+      }
+      if (!Pattern(p, n, /*write=*/false)) {
+        Fail(absl::StrFormat(
+            "block %p (%d bytes) was overwritten while live", p, n));
+      }
+      live_.erase(it);
+    }
+    inner_.Free(p, n);
+  }
+
+  // The workload's writes keep the pattern: each byte written is the byte
+  // the pattern wants there, so overlap and corruption remain detectable.
+  void Touch(void* p, size_t offset, size_t len) {
+    auto* bytes = static_cast<unsigned char*>(p);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    for (size_t i = offset; i < offset + len; ++i) bytes[i] = PatternByte(a, i);
+  }
+
+  absl::Status status() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!error_.empty()) return absl::InternalError(error_);
+    if (!live_.empty()) {
+      return absl::InternalError(absl::StrFormat(
+          "%d blocks still live after the workload", live_.size()));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  void Fail(std::string why) {
+    if (error_.empty()) error_ = absl::StrCat("validation: ", why);
+  }
+  // Every byte of small blocks, every 509th byte and the last of large ones.
+  static unsigned char PatternByte(uintptr_t block, size_t i) {
+    return static_cast<unsigned char>((block >> 4) + i * 7);
+  }
+  static bool Pattern(void* p, size_t n, bool write) {
+    auto* bytes = static_cast<unsigned char*>(p);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    const size_t step = n <= 4096 ? 1 : 509;
+    bool ok = true;
+    auto visit = [&](size_t i) {
+      const unsigned char want = PatternByte(a, i);
+      if (write) {
+        bytes[i] = want;
+      } else if (bytes[i] != want) {
+        ok = false;
+      }
+    };
+    for (size_t i = 0; i < n; i += step) visit(i);
+    if (n != 0) visit(n - 1);
+    return ok;
+  }
+
+  S& inner_;
+  mutable std::mutex mu_;
+  std::map<uintptr_t, size_t> live_;
+  std::string error_;
+};
+
+// ---- Workload sizes per scale. ----
+
+struct Params {
+  int64_t iters = 0;   // round trips / iterations / pool batches / per thread
+  int batches = 0;     // W1
+  int passes = 0;      // W1 passes over the batches
+  int live = 0;        // W4 live blocks
+  int64_t ops = 0;     // W4 operations
+};
+
+Params ParamsFor(absl::string_view workload, Scale scale) {
+  const int k = scale == Scale::kFull ? 8 : 1;  // quick = full / 8
+  const bool validate = scale == Scale::kValidate;
+  Params p;
+  if (workload == "rt_64" || workload == "rt_1k") {
+    p.iters = validate ? 2000 : 500000 * k;
+  } else if (workload == "rt_100k") {
+    p.iters = validate ? 200 : 100000 * k;
+  } else if (workload == "rt_10m") {
+    p.iters = validate ? 4 : 400 * k;
+  } else if (workload == "w1" || workload == "w1_touched") {
+    p.batches = validate ? 2 : (scale == Scale::kFull ? 256 : 64);
+    p.passes = validate ? 1 : (scale == Scale::kFull ? 2 : 1);
+  } else if (workload == "w3") {
+    p.iters = validate ? 20000 : 500000 * k;
+  } else if (workload == "w4") {
+    p.live = validate ? 500 : (scale == Scale::kFull ? 30000 : 5000);
+    p.ops = validate ? 5000 : (scale == Scale::kFull ? 300000 : 30000);
+  } else if (workload == "pool") {
+    p.iters = validate ? 100 : 10000 * k;
+  } else if (workload == "two_thread") {
+    p.iters = validate ? 5000 : 100000 * k;
+  }
+  return p;
+}
+
+absl::Status AllocFailed(size_t n) {
+  return absl::ResourceExhaustedError(
+      absl::StrFormat("allocation of %d bytes failed", n));
+}
+
+// ---- The workloads. ----
+
+template <typename S>
+absl::StatusOr<Metrics> RoundTrip(S& s, size_t bytes, const Params& p) {
+  const int64_t t0 = ThreadCpuNs();
+  for (int64_t i = 0; i < p.iters; ++i) {
+    void* block = s.Alloc(bytes);
+    if (block == nullptr) return AllocFailed(bytes);
+    s.Touch(block, 0, 1);
+    s.Free(block, bytes);
+  }
+  const int64_t t1 = ThreadCpuNs();
+  return Metrics{{"ns_per_op", double(t1 - t0) / double(p.iters)}};
+}
+
+struct W1Plan {
+  std::vector<uint32_t> sizes;  // batches x 2048
+  std::vector<uint16_t> order;  // free order within each batch
+};
+constexpr int kW1Batch = 2048;
+
+W1Plan MakeW1Plan(int batches) {
+  W1Plan plan;
+  std::mt19937 rng(20240601);
+  const uint32_t choices[] = {64, 100, 200, 400, 1024, 4096};
+  plan.sizes.resize(size_t(batches) * kW1Batch);
+  plan.order.resize(size_t(batches) * kW1Batch);
+  for (int b = 0; b < batches; ++b) {
+    for (int i = 0; i < kW1Batch; ++i) {
+      plan.sizes[b * kW1Batch + i] = choices[rng() % 6];
+      plan.order[b * kW1Batch + i] = static_cast<uint16_t>(i);
+    }
+    std::shuffle(plan.order.begin() + b * kW1Batch,
+                 plan.order.begin() + (b + 1) * kW1Batch, rng);
+  }
+  return plan;
+}
+
+template <typename S>
+absl::StatusOr<Metrics> W1(S& s, bool touch, const Params& p) {
+  const W1Plan plan = MakeW1Plan(p.batches);
+  std::vector<void*> live(kW1Batch);
+  const int64_t t0 = ThreadCpuNs();
+  for (int pass = 0; pass < p.passes; ++pass) {
+    for (int b = 0; b < p.batches; ++b) {
+      const uint32_t* sizes = &plan.sizes[size_t(b) * kW1Batch];
+      const uint16_t* order = &plan.order[size_t(b) * kW1Batch];
+      for (int i = 0; i < kW1Batch; ++i) {
+        live[i] = s.Alloc(sizes[i]);
+        if (live[i] == nullptr) return AllocFailed(sizes[i]);
+        if (touch) {
+          s.Touch(live[i], 0, 8);
+          s.Touch(live[i], sizes[i] - 8, 8);
+        }
+      }
+      for (int i = 0; i < kW1Batch; ++i) {
+        s.Free(live[order[i]], sizes[order[i]]);
+      }
+    }
+  }
+  const int64_t t1 = ThreadCpuNs();
+  const double pairs = double(p.passes) * p.batches * kW1Batch;
+  return Metrics{{"ns_per_op", double(t1 - t0) / pairs}};
+}
+
+std::vector<uint32_t> UniformSizes(size_t count, uint32_t lo, uint32_t hi,
+                                   uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<uint32_t> dist(lo, hi);
+  std::vector<uint32_t> sizes(count);
+  for (uint32_t& s : sizes) s = dist(rng);
+  return sizes;
+}
+
+template <typename S>
+absl::StatusOr<Metrics> W3(S& s, const Params& p) {
+  constexpr int kRing = 64;
+  const std::vector<uint32_t> sizes = UniformSizes(4096, 16, 64, 3);
+  void* ring[kRing];
+  uint32_t ring_size[kRing];
+  for (int i = 0; i < kRing; ++i) {
+    ring_size[i] = sizes[i];
+    if ((ring[i] = s.Alloc(sizes[i])) == nullptr) return AllocFailed(sizes[i]);
+  }
+  const int64_t t0 = ThreadCpuNs();
+  for (int64_t i = 0; i < p.iters; ++i) {
+    const int slot = static_cast<int>(i & (kRing - 1));
+    s.Free(ring[slot], ring_size[slot]);
+    const uint32_t n = sizes[i & 4095];
+    void* block = s.Alloc(n);
+    if (block == nullptr) return AllocFailed(n);
+    s.Touch(block, 0, 1);
+    ring[slot] = block;
+    ring_size[slot] = n;
+  }
+  const int64_t t1 = ThreadCpuNs();
+  for (int i = 0; i < kRing; ++i) s.Free(ring[i], ring_size[i]);
+  return Metrics{{"ns_per_op", double(t1 - t0) / double(p.iters)}};
+}
+
+template <typename S>
+void TouchPages(S& s, void* p, size_t n) {
+  for (size_t off = 0; off < n; off += 4096) s.Touch(p, off, 1);
+  s.Touch(p, n - 1, 1);
+}
+
+template <typename S>
+absl::StatusOr<Metrics> W4(S& s, const Params& p) {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<double> log_size(std::log(16.0),
+                                                  std::log(65536.0));
+  std::vector<uint32_t> sizes(size_t(p.live + p.ops));
+  for (uint32_t& n : sizes) n = static_cast<uint32_t>(std::exp(log_size(rng)));
+  std::vector<uint32_t> victims(size_t(p.ops));
+  for (uint32_t& v : victims) v = rng() % uint32_t(p.live);
+  std::vector<void*> blocks(size_t(p.live));
+  std::vector<uint32_t> block_size(size_t(p.live));
+  std::vector<int64_t> latency(size_t(p.ops));
+
+  const bool reset = ResetPeakRss();
+  const int64_t rss_before = ProcStatusBytes("VmRSS");
+  uint64_t live_bytes = 0, peak_live = 0;
+  for (int i = 0; i < p.live; ++i) {
+    block_size[i] = sizes[i];
+    if ((blocks[i] = s.Alloc(sizes[i])) == nullptr) return AllocFailed(sizes[i]);
+    TouchPages(s, blocks[i], sizes[i]);
+    live_bytes += sizes[i];
+  }
+  peak_live = live_bytes;
+  int64_t rss_peak_sampled = ProcStatusBytes("VmRSS");
+  const int64_t t0 = ThreadCpuNs();
+  for (int64_t i = 0; i < p.ops; ++i) {
+    const uint32_t v = victims[i];
+    const uint32_t n = sizes[size_t(p.live + i)];
+    const int64_t a = MonotonicNs();
+    s.Free(blocks[v], block_size[v]);
+    void* block = s.Alloc(n);
+    const int64_t b = MonotonicNs();
+    if (block == nullptr) return AllocFailed(n);
+    latency[size_t(i)] = b - a;
+    live_bytes = live_bytes - block_size[v] + n;
+    peak_live = std::max(peak_live, live_bytes);
+    blocks[v] = block;
+    block_size[v] = n;
+    TouchPages(s, block, n);
+    if (!reset && (i & 4095) == 0) {
+      rss_peak_sampled = std::max(rss_peak_sampled, ProcStatusBytes("VmRSS"));
+    }
+  }
+  const int64_t t1 = ThreadCpuNs();
+  const int64_t rss_peak =
+      reset ? ProcStatusBytes("VmHWM")
+            : std::max(rss_peak_sampled, ProcStatusBytes("VmRSS"));
+  for (int i = 0; i < p.live; ++i) s.Free(blocks[i], block_size[i]);
+
+  std::sort(latency.begin(), latency.end());
+  auto pct = [&](double q) {
+    const size_t idx = std::min(latency.size() - 1,
+                                size_t(q * double(latency.size())));
+    return double(latency[idx]);
+  };
+  const double growth = double(rss_peak - rss_before);
+  return Metrics{{"ns_per_op", double(t1 - t0) / double(p.ops)},
+                 {"p50_ns", pct(0.50)},
+                 {"p99_ns", pct(0.99)},
+                 {"p999_ns", pct(0.999)},
+                 {"max_ns", double(latency.back())},
+                 {"peak_rss_growth_bytes", growth},
+                 {"peak_live_bytes", double(peak_live)},
+                 {"rss_over_live", growth / double(peak_live)}};
+}
+
+template <typename S>
+absl::StatusOr<Metrics> Pool(S& s, const Params& p) {
+  constexpr int kBatch = 32;
+  void* cells[kBatch];
+  const int64_t t0 = ThreadCpuNs();
+  for (int64_t b = 0; b < p.iters; ++b) {
+    for (int i = 0; i < kBatch; ++i) {
+      if ((cells[i] = s.Alloc(64)) == nullptr) return AllocFailed(64);
+      s.Touch(cells[i], 0, 1);
+    }
+    for (int i = kBatch - 1; i >= 0; --i) s.Free(cells[i], 64);
+  }
+  const int64_t t1 = ThreadCpuNs();
+  return Metrics{{"ns_per_op", double(t1 - t0) / double(p.iters * kBatch)}};
+}
+
+template <typename S>
+absl::StatusOr<Metrics> TwoThread(S& s, const Params& p) {
+  constexpr int kRing = 256;
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::atomic<bool> failed{false};
+  auto body = [&](uint32_t seed) {
+    const std::vector<uint32_t> sizes = UniformSizes(4096, 16, 512, seed);
+    std::vector<void*> ring(kRing, nullptr);
+    std::vector<uint32_t> ring_size(kRing, 0);
+    ready.fetch_add(1);
+    while (!go.load(std::memory_order_acquire)) {
+    }
+    for (int64_t i = 0; i < p.iters && !failed.load(std::memory_order_relaxed);
+         ++i) {
+      const int slot = static_cast<int>(i & (kRing - 1));
+      if (ring[slot] != nullptr) s.Free(ring[slot], ring_size[slot]);
+      const uint32_t n = sizes[i & 4095];
+      ring[slot] = s.Alloc(n);
+      ring_size[slot] = n;
+      if (ring[slot] == nullptr) {
+        failed.store(true);
+        break;
+      }
+      s.Touch(ring[slot], 0, 1);
+    }
+    for (int i = 0; i < kRing; ++i) {
+      if (ring[i] != nullptr) s.Free(ring[i], ring_size[i]);
+    }
+  };
+  std::thread a(body, 11), b(body, 12);
+  while (ready.load() != 2) std::this_thread::yield();
+  const int64_t t0 = MonotonicNs();
+  go.store(true, std::memory_order_release);
+  a.join();
+  b.join();
+  const int64_t t1 = MonotonicNs();
+  if (failed.load()) return AllocFailed(512);
+  return Metrics{{"ns_per_op", double(t1 - t0) / double(p.iters)}};
+}
+
+template <typename S>
+absl::StatusOr<Metrics> RunWorkload(S& s, absl::string_view workload,
+                                    const Params& p) {
+  if (workload == "rt_64") return RoundTrip(s, 64, p);
+  if (workload == "rt_1k") return RoundTrip(s, 1024, p);
+  if (workload == "rt_100k") return RoundTrip(s, 100 << 10, p);
+  if (workload == "rt_10m") return RoundTrip(s, 10000000, p);
+  if (workload == "w1") return W1(s, false, p);
+  if (workload == "w1_touched") return W1(s, true, p);
+  if (workload == "w3") return W3(s, p);
+  if (workload == "w4") return W4(s, p);
+  if (workload == "pool") return Pool(s, p);
+  if (workload == "two_thread") return TwoThread(s, p);
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown workload '", workload, "'"));
+}
+
+template <typename S>
+absl::StatusOr<Metrics> ValidateThenRun(S& s, absl::string_view workload,
+                                        Scale scale) {
+  {
+    Validating<S> checked(s);
+    absl::StatusOr<Metrics> dry =
+        RunWorkload(checked, workload, ParamsFor(workload, Scale::kValidate));
+    absl::Status status = checked.status();
+    if (!status.ok()) return status;
+    if (!dry.ok()) return dry.status();
+  }
+  if (scale == Scale::kValidate) return Metrics{};
+  return RunWorkload(s, workload, ParamsFor(workload, scale));
+}
+
+template <typename A>
+absl::StatusOr<Metrics> RunOn(absl::StatusOr<std::unique_ptr<A>> allocator,
+                              absl::string_view workload, Scale scale) {
+  if (!allocator.ok()) return allocator.status();
+  TesseraSubject<A> subject{allocator->get()};
+  absl::StatusOr<Metrics> metrics = ValidateThenRun(subject, workload, scale);
+  if (metrics.ok()) {
+    absl::Status integrity = (*allocator)->CheckIntegrity();
+    if (!integrity.ok()) return integrity;
+  }
+  return metrics;
+}
+
+TlsfArenaOptions ArenaOptions() {
+  TlsfArenaOptions options;
+  options.arena_bytes = size_t{256} << 20;
+  options.grow = true;
+  options.growth_region_bytes = size_t{256} << 20;
+  return options;
+}
+
+}  // namespace
+
+absl::StatusOr<Metrics> Measure(absl::string_view subject_name,
+                                absl::string_view workload, Scale scale) {
+  const SubjectInfo* subject = FindSubject(subject_name);
+  if (subject == nullptr || FindWorkload(workload) == nullptr ||
+      !Supports(*subject, workload)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no measurement '", workload, "' on '", subject_name, "'"));
+  }
+  if (subject->is_peer) {
+    GlobalMalloc global;
+    return ValidateThenRun(global, workload, scale);
+  }
+  if (subject_name == "malloc") {
+    return RunOn(absl::StatusOr<std::unique_ptr<MallocAllocator>>(
+                     std::make_unique<MallocAllocator>()),
+                 workload, scale);
+  }
+  if (subject_name == "aligned64") {
+    return RunOn(AlignedAllocator::Create(64), workload, scale);
+  }
+  if (subject_name == "zeroed") {
+    return RunOn(absl::StatusOr<std::unique_ptr<ZeroedAllocator>>(
+                     std::make_unique<ZeroedAllocator>()),
+                 workload, scale);
+  }
+  if (subject_name == "tlsf") {
+    return RunOn(TlsfArena::Create(ArenaOptions()), workload, scale);
+  }
+  if (subject_name == "tlsf_locked") {
+    return RunOn(LockedTlsfArena::Create(ArenaOptions()), workload, scale);
+  }
+  if (subject_name == "size_class") {
+    return RunOn(SizeClassPool::Create(), workload, scale);
+  }
+  if (subject_name == "buffer_cache") {
+    return RunOn(BufferCache::Create(), workload, scale);
+  }
+  if (subject_name == "stacked_pool") {
+    StackedPoolOptions options;
+    options.cell_size = PoolSubject::kCell;
+    options.alignment = 16;
+    options.cells_per_block = 256;
+    absl::StatusOr<std::unique_ptr<StackedPool>> pool =
+        StackedPool::Create(options);
+    if (!pool.ok()) return pool.status();
+    PoolSubject subject{pool->get()};
+    absl::StatusOr<Metrics> metrics = ValidateThenRun(subject, workload, scale);
+    if (metrics.ok()) {
+      absl::Status integrity = (*pool)->CheckIntegrity();
+      if (!integrity.ok()) return integrity;
+    }
+    return metrics;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("no factory for subject '", subject_name, "'"));
+}
+
+}  // namespace shootout
+}  // namespace tessera
