@@ -38,6 +38,7 @@ Strides BroadcastStrides(const Operand& x, absl::Span<const int64_t> shape) {
 // Runs the kernel over `out`'s shape. All three share `dtype`.
 void Run(BinaryOp op, DType dtype, const Operand& a, const Operand& b,
          const Tensor& out) {
+  if (out.size() == 0) return;
   char* out_data = static_cast<char*>(out.mutable_data());
   // Fast path: same shape, all C-contiguous: one kernel call.
   if (out.c_contiguous() && a.shape == out.shape() &&

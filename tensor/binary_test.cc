@@ -58,6 +58,12 @@ TEST(BinaryTest, ZeroLengthAxesBroadcastToAnEmptyResult) {
   auto sum = add(*zeros({1, 0}), *zeros({0, 1}));
   ASSERT_TRUE(sum.ok()) << sum.status();
   EXPECT_THAT(sum->shape(), ElementsAre(0, 0));
+  // Empty tensors whose other extents multiply past int64 are still fine.
+  const int64_t big = int64_t{1} << 32;
+  auto huge = add(*zeros({big, big, 0}), *zeros({big, 1, 0}));
+  ASSERT_TRUE(huge.ok()) << huge.status();
+  EXPECT_EQ(huge->size(), 0);
+  EXPECT_TRUE(add(*zeros({big, big, 0}), *zeros({big, big, 0})).ok());
   auto three = add(*zeros({2, 1, 0}), *zeros({3, 1}));
   ASSERT_TRUE(three.ok());
   EXPECT_THAT(three->shape(), ElementsAre(2, 3, 0));

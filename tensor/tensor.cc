@@ -222,8 +222,15 @@ absl::StatusOr<Tensor> Tensor::ViewOf(StorageRef storage, DType dtype,
 }
 
 void Tensor::ComputeFlags() {
+  // A zero extent first: the other extents of an empty tensor may multiply
+  // past int64 (CheckedElementCount allows that, as NumPy does).
   size_ = 1;
-  for (int64_t extent : shape_) size_ *= extent;
+  for (int64_t extent : shape_) {
+    if (extent == 0) size_ = 0;
+  }
+  if (size_ != 0) {
+    for (int64_t extent : shape_) size_ *= extent;
+  }
   const int64_t itemsize = static_cast<int64_t>(DTypeSize(dtype_));
   c_contiguous_ = true;
   f_contiguous_ = true;

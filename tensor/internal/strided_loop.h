@@ -31,8 +31,11 @@ void ForEachRow(absl::Span<const int64_t> shape,
   // Coalesced axes, outermost first.
   absl::InlinedVector<int64_t, 8> dims;
   absl::InlinedVector<std::array<int64_t, K>, 8> steps;
+  // Empty first: an empty shape's other extents and strides may be huge.
+  for (int64_t extent : shape) {
+    if (extent == 0) return;
+  }
   for (size_t axis = 0; axis < shape.size(); ++axis) {
-    if (shape[axis] == 0) return;
     if (shape[axis] == 1) continue;
     std::array<int64_t, K> s;
     for (int k = 0; k < K; ++k) s[k] = strides[k][axis];
