@@ -68,6 +68,10 @@ const std::vector<WorkloadInfo>& AllWorkloads() {
       {"two_thread", "Two-thread churn",
        "two threads, each a ring of 256 live blocks of 16-512 B; wall ns "
        "per operation per thread"},
+      // Only with --trace, never in the default set.
+      {"trace", "Trace replay",
+       "a recorded program's calls (tools/alloc_trace) replayed in order on "
+       "one thread; ns per call, peak RSS growth / peak live bytes"},
   };
   return *workloads;
 }

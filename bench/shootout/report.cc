@@ -285,7 +285,7 @@ std::vector<std::string> Recommendations(const RunResults& r) {
       }
     }
     if (win.noisy()) line += " ! noisy";
-    if (w == "w4") {
+    if (w == "w4" || w == "trace") {
       std::pair<double, std::string> lean{1e300, ""};
       for (const auto& [s, name] : ranked) {
         const double rss = r.Find(w, name)->Figure("rss_over_live").median;
@@ -425,6 +425,22 @@ std::string MarkdownReport(const RunResults& r) {
       }
       md += "\n![W4 latency](w4_latency.svg)\n\n![W4 memory](w4_rss.svg)\n\n";
     }
+    if (w == "trace") {
+      md += "Replayed calls and memory (medians):\n\n"
+            "| allocator | allocations | reallocs | frees | peak live | "
+            "peak RSS growth / peak live |\n|---|---:|---:|---:|---:|---:|\n";
+      for (const std::string& s : r.subjects) {
+        const Cell* cell = r.Find(w, s);
+        if (cell == nullptr || !cell->ok()) continue;
+        absl::StrAppendFormat(
+            &md, "| %s | %.0f | %.0f | %.0f | %.0f B | %.2f |\n", s,
+            cell->Figure("allocations").median,
+            cell->Figure("reallocs").median, cell->Figure("frees").median,
+            cell->Figure("peak_live_bytes").median,
+            cell->Figure("rss_over_live").median);
+      }
+      md += "\n![trace memory](trace_rss.svg)\n\n";
+    }
   }
   md += "## Allocators\n\n";
   for (const std::string& s : r.subjects) {
@@ -452,6 +468,13 @@ absl::Status WriteReport(const RunResults& r, const std::string& dir) {
     const WorkloadInfo* info = FindWorkload(w);
     files.push_back({w + ".svg", BarChartSvg(r, w, kTimeMetric, info->title,
                                              "ns/op")});
+    if (w == "trace") {
+      files.push_back({"trace_rss.svg",
+                       BarChartSvg(r, w, "rss_over_live",
+                                   "Trace replay: peak RSS growth / peak live "
+                                   "bytes",
+                                   "ratio")});
+    }
     if (w == "w4") {
       files.push_back({"w4_latency.svg", LatencySvg(r)});
       files.push_back({"w4_rss.svg",

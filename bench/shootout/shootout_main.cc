@@ -47,6 +47,7 @@
 #include "bench/shootout/json.h"
 #include "bench/shootout/report.h"
 #include "bench/shootout/workloads.h"
+#include "tools/alloc_trace/trace_reader.h"
 
 extern char** environ;
 
@@ -60,6 +61,10 @@ ABSL_FLAG(bool, quick, false,
           "A reduced run of every workload (about 1/8 of the work, W1 64 batches).");
 ABSL_FLAG(std::string, out, "",
           "Directory for report.md, results.json and the SVG charts.");
+ABSL_FLAG(std::string, trace, "",
+          "Replay this allocation trace (recorded with tools/alloc_trace) "
+          "against every allocator, as the workload 'trace' (the only one "
+          "unless --workloads says otherwise).");
 ABSL_FLAG(std::string, peer_libs, "",
           "Override peer libraries: name=path,... (e.g. to try another "
           "jemalloc build).");
@@ -119,9 +124,15 @@ int RunChild() {
   }
   absl::StatusOr<std::string> proof = ProveActiveAllocator(peer);
   if (!proof.ok()) return fail(proof.status());
+  absl::StatusOr<alloc_trace::Trace> trace;
+  if (workload == "trace") {
+    trace = alloc_trace::ReadTrace(absl::GetFlag(FLAGS_trace));
+    if (!trace.ok()) return fail(trace.status());
+  }
   absl::StatusOr<Metrics> metrics = Measure(
       subject, workload,
-      absl::GetFlag(FLAGS_quick) ? Scale::kQuick : Scale::kFull);
+      absl::GetFlag(FLAGS_quick) ? Scale::kQuick : Scale::kFull,
+      workload == "trace" ? &*trace : nullptr);
   if (!metrics.ok()) return fail(metrics.status());
   std::vector<std::string> figures;
   for (const auto& [name, value] : *metrics) {
@@ -152,6 +163,9 @@ absl::StatusOr<ChildResult> RunOne(const std::string& subject,
       "shootout", absl::StrCat("--subject=", subject),
       absl::StrCat("--peer=", peer), absl::StrCat("--workloads=", workload)};
   if (quick) args.push_back("--quick");
+  if (workload == "trace") {
+    args.push_back(absl::StrCat("--trace=", absl::GetFlag(FLAGS_trace)));
+  }
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -224,8 +238,36 @@ std::string NowUtc() {
 int RunParent() {
   // Which workloads and allocators.
   std::vector<std::string> workloads = SplitList(absl::GetFlag(FLAGS_workloads));
+  const std::string trace_path = absl::GetFlag(FLAGS_trace);
   if (workloads.empty()) {
-    for (const WorkloadInfo& w : AllWorkloads()) workloads.push_back(w.name);
+    if (!trace_path.empty()) {
+      workloads.push_back("trace");
+    } else {
+      for (const WorkloadInfo& w : AllWorkloads()) {
+        if (w.name != std::string("trace")) workloads.push_back(w.name);
+      }
+    }
+  }
+  const bool replay = std::count(workloads.begin(), workloads.end(), "trace");
+  if (replay && trace_path.empty()) {
+    std::fprintf(stderr, "shootout: workload 'trace' needs --trace=FILE\n");
+    return 2;
+  }
+  if (!trace_path.empty()) {
+    // Checked here once, so that a bad trace is one clear message, not a
+    // failure per child.
+    absl::StatusOr<alloc_trace::Trace> trace = alloc_trace::ReadTrace(trace_path);
+    if (!trace.ok()) {
+      std::fprintf(stderr, "shootout: %s\n",
+                   std::string(trace.status().message()).c_str());
+      return 2;
+    }
+    std::fprintf(stderr,
+                 "trace %s: %zu operations, %llu threads, %u blocks live at "
+                 "most, %llu frees of earlier blocks skipped\n",
+                 trace_path.c_str(), trace->ops.size(),
+                 static_cast<unsigned long long>(trace->threads), trace->slots,
+                 static_cast<unsigned long long>(trace->unmatched_frees));
   }
   for (const std::string& w : workloads) {
     if (FindWorkload(w) == nullptr) {

@@ -31,6 +31,7 @@
 #include "alloc/tlsf/locked_tlsf_arena.h"
 #include "alloc/tlsf/tlsf_arena.h"
 #include "bench/shootout/catalog.h"
+#include "tools/alloc_trace/trace_reader.h"
 
 namespace tessera {
 namespace shootout {
@@ -82,9 +83,18 @@ inline void TouchBytes(void* p, size_t offset, size_t len) {
   for (size_t i = 0; i < len; ++i) bytes[i] = 1;
 }
 
+// Trace replay also needs aligned allocation and realloc; the other
+// workloads only Alloc/Free at the default alignment.
 struct GlobalMalloc {
-  void* Alloc(size_t n) { return std::malloc(n); }
-  void Free(void* p, size_t) { std::free(p); }
+  void* Alloc(size_t n, size_t alignment = kDefaultAlignment) {
+    if (alignment <= kDefaultAlignment) return std::malloc(n);
+    void* p = nullptr;
+    return posix_memalign(&p, alignment, n) == 0 ? p : nullptr;
+  }
+  void Free(void* p, size_t, size_t = kDefaultAlignment) { std::free(p); }
+  void* Realloc(void* p, size_t, size_t n, size_t) {
+    return std::realloc(p, n);
+  }
   void Touch(void* p, size_t offset, size_t len) { TouchBytes(p, offset, len); }
 };
 
@@ -93,16 +103,26 @@ struct GlobalMalloc {
 template <typename A>
 struct TesseraSubject {
   A* allocator;
-  void* Alloc(size_t n) { return allocator->Allocate(n); }
-  void Free(void* p, size_t n) { allocator->Deallocate(p, n); }
+  void* Alloc(size_t n, size_t alignment = kDefaultAlignment) {
+    return allocator->Allocate(n, alignment);
+  }
+  void Free(void* p, size_t n, size_t alignment = kDefaultAlignment) {
+    allocator->Deallocate(p, n, alignment);
+  }
+  void* Realloc(void* p, size_t old_n, size_t n, size_t alignment) {
+    return allocator->Reallocate(p, old_n, n, alignment);
+  }
   void Touch(void* p, size_t offset, size_t len) { TouchBytes(p, offset, len); }
 };
 
 struct PoolSubject {
   static constexpr size_t kCell = 64;
   StackedPool* pool;
-  void* Alloc(size_t n) { return n <= kCell ? pool->Take() : nullptr; }
-  void Free(void* p, size_t) { pool->Return(p); }
+  void* Alloc(size_t n, size_t alignment = kDefaultAlignment) {
+    return n <= kCell && alignment <= 16 ? pool->Take() : nullptr;
+  }
+  void Free(void* p, size_t, size_t = kDefaultAlignment) { pool->Return(p); }
+  void* Realloc(void*, size_t, size_t, size_t) { return nullptr; }  // cells
   void Touch(void* p, size_t offset, size_t len) { TouchBytes(p, offset, len); }
 };
 
@@ -114,14 +134,17 @@ class Validating {
  public:
   explicit Validating(S& inner) : inner_(inner) {}
 
-  void* Alloc(size_t n) {
-    void* p = inner_.Alloc(n);
+  void* Alloc(size_t n, size_t alignment = kDefaultAlignment) {
+    void* p = inner_.Alloc(n, alignment);
     std::lock_guard<std::mutex> lock(mu_);
     if (p == nullptr) {
       Fail(absl::StrFormat("allocation of %d bytes returned nullptr", n));
       return nullptr;
     }
     const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    if (a % alignment != 0) {
+      Fail(absl::StrFormat("block %p is not aligned to %d", p, alignment));
+    }
     auto next = live_.upper_bound(a);
     if (next != live_.end() && next->first < a + n) {
       Fail(absl::StrFormat("block %p+%d overlaps live block at %#x", p, n,
@@ -139,7 +162,14 @@ class Validating {
     return p;
   }
 
-  void Free(void* p, size_t n) {
+  // Validation needs no in-place growth: a new block, then the old freed.
+  void* Realloc(void* p, size_t old_n, size_t n, size_t alignment) {
+    void* q = Alloc(n, alignment);
+    if (q != nullptr) Free(p, old_n, alignment);
+    return q;
+  }
+
+  void Free(void* p, size_t n, size_t alignment = kDefaultAlignment) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = live_.find(reinterpret_cast<uintptr_t>(p));
@@ -153,7 +183,7 @@ class Validating {
       }
       live_.erase(it);
     }
-    inner_.Free(p, n);
+    inner_.Free(p, n, alignment);
   }
 
   // The workload's writes keep the pattern: each byte written is the byte
@@ -476,9 +506,82 @@ absl::StatusOr<Metrics> TwoThread(S& s, const Params& p) {
   return Metrics{{"ns_per_op", double(t1 - t0) / double(p.iters)}};
 }
 
+// Replays a recorded trace on one thread, in the recorded order. Every block
+// gets one byte written (as the program would have), so that first touch is
+// paid as it was.
+template <typename S>
+absl::StatusOr<Metrics> Replay(S& s, const alloc_trace::Trace& trace) {
+  std::vector<void*> blocks(trace.slots, nullptr);
+  std::vector<uint64_t> sizes(trace.slots, 0);
+  std::vector<size_t> aligns(trace.slots, kDefaultAlignment);
+  uint64_t allocations = 0, frees = 0, reallocs = 0;
+  uint64_t live = 0, peak_live = 0;
+  const bool reset = ResetPeakRss();
+  const int64_t rss_before = ProcStatusBytes("VmRSS");
+  const int64_t t0 = ThreadCpuNs();
+  for (const alloc_trace::ReplayOp& op : trace.ops) {
+    switch (op.kind) {
+      case alloc_trace::ReplayOp::Kind::kAlloc: {
+        const size_t alignment =
+            std::max(kDefaultAlignment, size_t{1} << op.align_log2);
+        void* p = s.Alloc(op.size, alignment);
+        if (p == nullptr) return AllocFailed(op.size);
+        if (op.size != 0) s.Touch(p, 0, 1);
+        blocks[op.slot] = p;
+        sizes[op.slot] = op.size;
+        aligns[op.slot] = alignment;
+        live += op.size;
+        ++allocations;
+        break;
+      }
+      case alloc_trace::ReplayOp::Kind::kFree:
+        s.Free(blocks[op.slot], sizes[op.slot], aligns[op.slot]);
+        live -= sizes[op.slot];
+        ++frees;
+        break;
+      case alloc_trace::ReplayOp::Kind::kRealloc: {
+        // The block keeps the alignment it was allocated with.
+        const size_t alignment = aligns[op.old_slot];
+        void* p = s.Realloc(blocks[op.old_slot], sizes[op.old_slot], op.size,
+                            alignment);
+        if (p == nullptr) return AllocFailed(op.size);
+        if (op.size != 0) s.Touch(p, 0, 1);
+        live = live - sizes[op.old_slot] + op.size;
+        blocks[op.slot] = p;
+        sizes[op.slot] = op.size;
+        aligns[op.slot] = alignment;
+        ++reallocs;
+        break;
+      }
+    }
+    peak_live = std::max(peak_live, live);
+  }
+  const int64_t t1 = ThreadCpuNs();
+  const int64_t rss_peak =
+      reset ? ProcStatusBytes("VmHWM") : ProcStatusBytes("VmRSS");
+  const double growth = double(rss_peak - rss_before);
+  const double ops = std::max<double>(1, double(trace.ops.size()));
+  return Metrics{{"ns_per_op", double(t1 - t0) / ops},
+                 {"allocations", double(allocations)},
+                 {"reallocs", double(reallocs)},
+                 {"frees", double(frees)},
+                 {"peak_live_bytes", double(peak_live)},
+                 {"peak_rss_growth_bytes", growth},
+                 {"rss_over_live",
+                  peak_live == 0 ? 0.0 : growth / double(peak_live)}};
+}
+
+const alloc_trace::Trace* g_trace = nullptr;  // set by Measure for "trace"
+
 template <typename S>
 absl::StatusOr<Metrics> RunWorkload(S& s, absl::string_view workload,
                                     const Params& p) {
+  if (workload == "trace") {
+    if (g_trace == nullptr) {
+      return absl::InvalidArgumentError("workload 'trace' needs --trace=FILE");
+    }
+    return Replay(s, *g_trace);
+  }
   if (workload == "rt_64") return RoundTrip(s, 64, p);
   if (workload == "rt_1k") return RoundTrip(s, 1024, p);
   if (workload == "rt_100k") return RoundTrip(s, 100 << 10, p);
@@ -532,7 +635,9 @@ TlsfArenaOptions ArenaOptions() {
 }  // namespace
 
 absl::StatusOr<Metrics> Measure(absl::string_view subject_name,
-                                absl::string_view workload, Scale scale) {
+                                absl::string_view workload, Scale scale,
+                                const alloc_trace::Trace* trace) {
+  g_trace = trace;
   const SubjectInfo* subject = FindSubject(subject_name);
   if (subject == nullptr || FindWorkload(workload) == nullptr ||
       !Supports(*subject, workload)) {

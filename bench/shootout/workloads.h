@@ -12,6 +12,10 @@
 // timed in thread CPU time (the machine is shared; wall time would charge
 // other processes' slices to the allocator); two_thread in wall time, since
 // a lock that blocks costs wall time but no CPU.
+//
+// The "trace" workload replays a recording of a real program (tools/
+// alloc_trace) on one thread in the recorded order; realloc is the subject's
+// own (in place where it can), aligned calls keep their alignment.
 
 #ifndef TESSERA_BENCH_SHOOTOUT_WORKLOADS_H_
 #define TESSERA_BENCH_SHOOTOUT_WORKLOADS_H_
@@ -22,6 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "tools/alloc_trace/trace_reader.h"
 
 namespace tessera {
 namespace shootout {
@@ -35,8 +40,10 @@ enum class Scale { kValidate, kQuick, kFull };
 // Validates, then measures `workload` on `subject` (names from catalog.h).
 // InvalidArgument for an unknown or unsupported pair; Internal naming the
 // failed check when validation finds a bad block or an allocation fails.
+// `trace` is the compiled trace for the "trace" workload (nullptr otherwise).
 absl::StatusOr<Metrics> Measure(absl::string_view subject,
-                                absl::string_view workload, Scale scale);
+                                absl::string_view workload, Scale scale,
+                                const alloc_trace::Trace* trace = nullptr);
 
 }  // namespace shootout
 }  // namespace tessera

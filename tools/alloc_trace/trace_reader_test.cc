@@ -1,0 +1,137 @@
+// Copyright 2026 The Tessera Authors.
+
+#include "tools/alloc_trace/trace_reader.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tessera {
+namespace alloc_trace {
+namespace {
+
+using ::testing::HasSubstr;
+
+TraceRecord Rec(TraceOp op, uint64_t size, uint64_t ptr, uint64_t old = 0,
+                uint32_t thread = 1, uint8_t align_log2 = 0) {
+  TraceRecord r{};
+  r.op = static_cast<uint8_t>(op);
+  r.align_log2 = align_log2;
+  r.thread = thread;
+  r.size = size;
+  r.ptr = ptr;
+  r.old_ptr = old;
+  return r;
+}
+
+std::string Bytes(const std::vector<TraceRecord>& records,
+                  uint32_t version = kTraceVersion, int64_t count = -1) {
+  TraceHeader h{};
+  std::memcpy(h.magic, kTraceMagic, sizeof h.magic);
+  h.version = version;
+  h.record_bytes = sizeof(TraceRecord);
+  h.records = count >= 0 ? uint64_t(count) : records.size();
+  h.pid = 42;
+  std::string out(reinterpret_cast<const char*>(&h), sizeof h);
+  out.append(reinterpret_cast<const char*>(records.data()),
+             records.size() * sizeof(TraceRecord));
+  return out;
+}
+
+TEST(TraceReaderTest, MatchesFreesToAllocationsAndReusesSlots) {
+  absl::StatusOr<Trace> t = ParseTrace(Bytes({
+      Rec(TraceOp::kMalloc, 10, 0x1000),
+      Rec(TraceOp::kCalloc, 20, 0x2000, 0, 2),
+      Rec(TraceOp::kFree, 0, 0x1000),
+      Rec(TraceOp::kPosixMemalign, 30, 0x3000, 0, 1, 6),
+      Rec(TraceOp::kRealloc, 40, 0x4000, 0x2000),
+      Rec(TraceOp::kFree, 0, 0x9999),  // from before recording
+      Rec(TraceOp::kMalloc, 0, 0),     // failed
+  }));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->calls[int(TraceOp::kMalloc)], 1u);
+  EXPECT_EQ(t->calls[int(TraceOp::kCalloc)], 1u);
+  EXPECT_EQ(t->calls[int(TraceOp::kRealloc)], 1u);
+  EXPECT_EQ(t->calls[int(TraceOp::kFree)], 1u);
+  EXPECT_EQ(t->unmatched_frees, 1u);
+  EXPECT_EQ(t->failed_allocations, 1u);
+  EXPECT_EQ(t->threads, 2u);
+  EXPECT_EQ(t->slots, 2u);  // 0x3000 reuses 0x1000's slot
+  EXPECT_EQ(t->peak_live_bytes, 70u);  // 30 + 40 after the realloc
+  EXPECT_EQ(t->live_at_exit, 2u);
+  ASSERT_EQ(t->ops.size(), 7u);  // 5 recorded + 2 frees at exit
+  EXPECT_EQ(t->ops[2].kind, ReplayOp::Kind::kFree);
+  EXPECT_EQ(t->ops[3].kind, ReplayOp::Kind::kAlloc);
+  EXPECT_EQ(t->ops[3].slot, t->ops[0].slot);
+  EXPECT_EQ(t->ops[3].align_log2, 6);
+  EXPECT_EQ(t->ops[4].kind, ReplayOp::Kind::kRealloc);
+  EXPECT_EQ(t->ops[4].old_slot, t->ops[1].slot);
+  EXPECT_EQ(t->ops[4].size, 40u);
+}
+
+TEST(TraceReaderTest, EmptyFinishedTraceIsValid) {
+  absl::StatusOr<Trace> t = ParseTrace(Bytes({}));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->ops.empty());
+}
+
+TEST(TraceReaderTest, ShorterThanHeaderIsTruncated) {
+  absl::StatusOr<Trace> t = ParseTrace(Bytes({}).substr(0, 10));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(t.status().message(), HasSubstr("truncated"));
+}
+
+TEST(TraceReaderTest, CutMidRecordIsTruncated) {
+  const std::string bytes = Bytes({Rec(TraceOp::kMalloc, 1, 0x10)});
+  absl::StatusOr<Trace> t = ParseTrace(bytes.substr(0, bytes.size() - 5));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(t.status().message(), HasSubstr("mid-record"));
+}
+
+TEST(TraceReaderTest, FewerRecordsThanTheHeaderSaysIsTruncated) {
+  absl::StatusOr<Trace> t =
+      ParseTrace(Bytes({Rec(TraceOp::kMalloc, 1, 0x10)}, kTraceVersion, 3));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(t.status().message(), HasSubstr("header says 3 records"));
+}
+
+TEST(TraceReaderTest, MissingCountMeansTheProgramDidNotExit) {
+  absl::StatusOr<Trace> t =
+      ParseTrace(Bytes({Rec(TraceOp::kMalloc, 1, 0x10)}, kTraceVersion, 0));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(t.status().message(), HasSubstr("unfinished"));
+}
+
+TEST(TraceReaderTest, NewerVersionIsRefusedNamingBothVersions) {
+  absl::StatusOr<Trace> t = ParseTrace(Bytes({}, kTraceVersion + 1));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(t.status().message(), HasSubstr("version 2 is newer"));
+}
+
+TEST(TraceReaderTest, BadMagicIsRefused) {
+  std::string bytes = Bytes({});
+  bytes[0] = 'X';
+  EXPECT_EQ(ParseTrace(bytes).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(TraceReaderTest, UnknownOperationIsRefused) {
+  TraceRecord r = Rec(TraceOp::kMalloc, 1, 0x10);
+  r.op = 99;
+  absl::StatusOr<Trace> t = ParseTrace(Bytes({r}));
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(t.status().message(), HasSubstr("unknown operation 99"));
+}
+
+TEST(TraceReaderTest, UnreadableFileNamesThePath) {
+  absl::StatusOr<Trace> t = ReadTrace("/nonexistent/dir/x.trace");
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(t.status().message(), HasSubstr("/nonexistent/dir/x.trace"));
+}
+
+}  // namespace
+}  // namespace alloc_trace
+}  // namespace tessera
