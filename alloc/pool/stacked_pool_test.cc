@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/base/config.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
@@ -18,6 +19,10 @@
 #include "alloc/pool/internal/violation_recorder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#if defined(ABSL_HAVE_ADDRESS_SANITIZER)
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace tessera {
 namespace {
@@ -202,6 +207,26 @@ TEST(StackedPoolTest, WithChecksOffTheMagazineServesRecentReturnsFirst) {
   EXPECT_EQ(pool->stats().blocks, 0u);
   EXPECT_TRUE(pool->CheckIntegrity().ok()) << pool->CheckIntegrity();
 }
+
+#if defined(ABSL_HAVE_ADDRESS_SANITIZER)
+TEST(StackedPoolTest, IdleAndUncarvedCellsArePoisonedUnderAsan) {
+  for (bool checks : {true, false}) {
+    StackedPoolOptions options = Checked(64, 8);
+    options.check_returns = checks;
+    auto pool = MakePool(options);
+    auto* cell = static_cast<char*>(pool->Take());
+    char* uncarved = cell + pool->stride();
+    EXPECT_TRUE(__asan_address_is_poisoned(uncarved + 16)) << checks;
+    EXPECT_FALSE(__asan_address_is_poisoned(cell + 40)) << checks;
+    pool->Return(cell);
+    // A use after return is caught; the link word stays readable.
+    EXPECT_TRUE(__asan_address_is_poisoned(cell + 40)) << checks;
+    EXPECT_EQ(pool->Take(), cell);
+    EXPECT_FALSE(__asan_address_is_poisoned(cell + 40)) << checks;
+    pool->Return(cell);
+  }
+}
+#endif
 
 // ---- Overflow policies ----
 
