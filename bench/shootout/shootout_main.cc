@@ -65,6 +65,8 @@ ABSL_FLAG(std::string, trace, "",
           "Replay this allocation trace (recorded with tools/alloc_trace) "
           "against every allocator, as the workload 'trace' (the only one "
           "unless --workloads says otherwise).");
+ABSL_FLAG(double, size_factor, 1.0,
+          "Multiplies every workload's iteration counts (tests use 0.01).");
 ABSL_FLAG(std::string, peer_libs, "",
           "Override peer libraries: name=path,... (e.g. to try another "
           "jemalloc build).");
@@ -132,7 +134,8 @@ int RunChild() {
   absl::StatusOr<Metrics> metrics = Measure(
       subject, workload,
       absl::GetFlag(FLAGS_quick) ? Scale::kQuick : Scale::kFull,
-      workload == "trace" ? &*trace : nullptr);
+      workload == "trace" ? &*trace : nullptr,
+      absl::GetFlag(FLAGS_size_factor));
   if (!metrics.ok()) return fail(metrics.status());
   std::vector<std::string> figures;
   for (const auto& [name, value] : *metrics) {
@@ -163,6 +166,8 @@ absl::StatusOr<ChildResult> RunOne(const std::string& subject,
       "shootout", absl::StrCat("--subject=", subject),
       absl::StrCat("--peer=", peer), absl::StrCat("--workloads=", workload)};
   if (quick) args.push_back("--quick");
+  args.push_back(
+      absl::StrCat("--size_factor=", absl::GetFlag(FLAGS_size_factor)));
   if (workload == "trace") {
     args.push_back(absl::StrCat("--trace=", absl::GetFlag(FLAGS_trace)));
   }
@@ -308,6 +313,12 @@ int RunParent() {
     return 2;
   }
   const bool quick = absl::GetFlag(FLAGS_quick);
+  const double size_factor = absl::GetFlag(FLAGS_size_factor);
+  if (!(size_factor > 0 && size_factor <= 100)) {
+    std::fprintf(stderr, "shootout: --size_factor=%g is outside (0, 100]\n",
+                 size_factor);
+    return 2;
+  }
 
   RunResults results;
   results.quick = quick;

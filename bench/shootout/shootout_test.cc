@@ -74,7 +74,8 @@ const JsonValue& Member(const JsonValue& object, const char* key) {
 TEST(ShootoutTest, QuickRunWritesConsistentJsonMarkdownAndCharts) {
   const std::string out = TmpDir() + "/report";
   const Outcome run = RunShootout(absl::StrCat(
-      "--quick --workloads=rt_64 --allocators=glibc,tlsf --rounds=2 --out=",
+      "--quick --size_factor=0.02 --workloads=rt_64 --allocators=glibc,tlsf "
+      "--rounds=2 --out=",
       out));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("rt_64"));
@@ -149,6 +150,7 @@ TEST(ShootoutTest, MissingPeerAskedForByNameExitsNonZeroNamingThePackage) {
 
 TEST(ShootoutTest, BadRoundsAndPositionalArgumentsAreRejected) {
   EXPECT_EQ(RunShootout("--rounds=-1").exit_code, 2);
+  EXPECT_EQ(RunShootout("--size_factor=0").exit_code, 2);
   const Outcome run = RunShootout("rt_64");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr("unexpected argument 'rt_64'"));

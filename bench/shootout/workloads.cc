@@ -272,6 +272,21 @@ Params ParamsFor(absl::string_view workload, Scale scale) {
   return p;
 }
 
+double g_size_factor = 1.0;  // set by Measure
+
+Params Scaled(Params p) {
+  auto scale = [](auto n) {
+    using T = decltype(n);
+    return n == 0 ? n
+                  : std::max<T>(1, static_cast<T>(double(n) * g_size_factor));
+  };
+  p.iters = scale(p.iters);
+  p.batches = scale(p.batches);
+  p.ops = scale(p.ops);
+  p.live = scale(p.live);
+  return p;
+}
+
 absl::Status AllocFailed(size_t n) {
   return absl::ResourceExhaustedError(
       absl::StrFormat("allocation of %d bytes failed", n));
@@ -608,7 +623,7 @@ absl::StatusOr<Metrics> ValidateThenRun(S& s, absl::string_view workload,
     if (!dry.ok()) return dry.status();
   }
   if (scale == Scale::kValidate) return Metrics{};
-  return RunWorkload(s, workload, ParamsFor(workload, scale));
+  return RunWorkload(s, workload, Scaled(ParamsFor(workload, scale)));
 }
 
 template <typename A>
@@ -636,8 +651,10 @@ TlsfArenaOptions ArenaOptions() {
 
 absl::StatusOr<Metrics> Measure(absl::string_view subject_name,
                                 absl::string_view workload, Scale scale,
-                                const alloc_trace::Trace* trace) {
+                                const alloc_trace::Trace* trace,
+                                double size_factor) {
   g_trace = trace;
+  g_size_factor = size_factor;
   const SubjectInfo* subject = FindSubject(subject_name);
   if (subject == nullptr || FindWorkload(workload) == nullptr ||
       !Supports(*subject, workload)) {

@@ -41,9 +41,12 @@ enum class Scale { kValidate, kQuick, kFull };
 // InvalidArgument for an unknown or unsupported pair; Internal naming the
 // failed check when validation finds a bad block or an allocation fails.
 // `trace` is the compiled trace for the "trace" workload (nullptr otherwise).
+// `size_factor` multiplies the timed run's iteration counts (tests use a
+// small one; the validation pass is never scaled).
 absl::StatusOr<Metrics> Measure(absl::string_view subject,
                                 absl::string_view workload, Scale scale,
-                                const alloc_trace::Trace* trace = nullptr);
+                                const alloc_trace::Trace* trace = nullptr,
+                                double size_factor = 1.0);
 
 }  // namespace shootout
 }  // namespace tessera
