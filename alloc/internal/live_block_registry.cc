@@ -55,7 +55,7 @@ absl::Status LiveBlockRegistry::Erase(const void* ptr, size_t bytes,
   absl::Status status = CheckLocked(ptr, bytes, alignment, violation);
   if (!status.ok()) return status;
   live_.erase(ptr);
-  freed_.insert(ptr);
+  RememberFreed(ptr);
   return absl::OkStatus();
 }
 
@@ -63,9 +63,17 @@ void LiveBlockRegistry::Move(const void* from, const void* to, size_t bytes,
                              size_t alignment) {
   std::unique_lock<std::shared_mutex> lock(mu_);
   live_.erase(from);
-  if (from != to) freed_.insert(from);
+  if (from != to) RememberFreed(from);
   live_[to] = Block{bytes, alignment};
   freed_.erase(to);
+}
+
+void LiveBlockRegistry::RememberFreed(const void* ptr) {
+  // Bounded: a long-lived allocator that frees many distinct addresses would
+  // otherwise grow this set forever. Forgetting old frees only means a very
+  // late double free is reported as a foreign pointer, still reported.
+  if (freed_.size() >= kMaxRememberedFrees) freed_.clear();
+  freed_.insert(ptr);
 }
 
 size_t LiveBlockRegistry::live_blocks() const {

@@ -45,11 +45,17 @@ class LiveBlockRegistry {
 
   size_t live_blocks() const;
 
+  // How many freed addresses are remembered to tell a double free from a
+  // foreign pointer.
+  static constexpr size_t kMaxRememberedFrees = size_t{1} << 16;
+
  private:
   struct Block {
     size_t bytes;
     size_t alignment;
   };
+  // Requires mu_ held exclusively.
+  void RememberFreed(const void* ptr);
   // Requires mu_ (shared or exclusive).
   absl::Status CheckLocked(const void* ptr, size_t bytes, size_t alignment,
                            ContractViolation* violation) const;
