@@ -267,6 +267,14 @@ int RunParent() {
                    std::string(trace.status().message()).c_str());
       return 2;
     }
+    if (trace->ops.empty()) {
+      std::fprintf(stderr,
+                   "shootout: trace %s holds no allocations (was the "
+                   "recorded program statically linked, or did it exit "
+                   "with _exit?)\n",
+                   trace_path.c_str());
+      return 2;
+    }
     std::fprintf(stderr,
                  "trace %s: %zu operations, %llu threads, %u blocks live at "
                  "most, %llu frees of earlier blocks skipped\n",

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -96,6 +97,22 @@ TEST(AllocTraceRecordTest, TraceHoldsExactlyTheFixturesCalls) {
   EXPECT_GE(t->threads, 2u);
 }
 
+TEST(AllocTraceRecordTest, RecordsTheProgramAWrapperScriptExecs) {
+  // The shell owns the trace first, then exec's the fixture under the same
+  // pid (as a pyenv shim exec's python): the fixture's calls must be there.
+  const std::string path = TmpDir() + "/wrapped.trace";
+  ASSERT_EQ(Shell(absl::StrCat(
+                "ALLOC_TRACE_FILE=", path, " LD_PRELOAD=",
+                Runfile("tools/alloc_trace/liballoc_trace.so"),
+                " /bin/sh -c 'exec ",
+                Runfile("tools/alloc_trace/trace_fixture"), "'")),
+            0);
+  absl::StatusOr<Trace> t = ReadTrace(path);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(CountAllocs(*t, 7001, 7100, 0), 100);
+  EXPECT_EQ(CountAllocs(*t, 15001, 15030, 0), 30);
+}
+
 TEST(AllocTraceRecordTest, ShootoutReplaysEveryCallOnEveryAllocator) {
   absl::StatusOr<Trace> t = ReadTrace(RecordedTrace());
   ASSERT_TRUE(t.ok()) << t.status();
@@ -161,6 +178,11 @@ TEST(AllocTraceRecordTest, BadTracesExitNonZeroWithAMessage) {
   EXPECT_EQ(rc, 2);
   EXPECT_THAT(ReplayBadTrace("junk.trace", "hello, world", &rc),
               HasSubstr("truncated"));
+  EXPECT_EQ(rc, 2);
+  std::string empty = good.substr(0, 32);
+  std::memset(&empty[16], 0, 8);  // a finished trace with no records
+  EXPECT_THAT(ReplayBadTrace("empty.trace", empty, &rc),
+              HasSubstr("holds no allocations"));
   EXPECT_EQ(rc, 2);
   rc = Shell(absl::StrCat(Runfile("bench/shootout/shootout"),
                           " --trace=/nonexistent.trace 2>/dev/null"));

@@ -8,7 +8,9 @@
 // A "%p" in ALLOC_TRACE_FILE is replaced by the process id, so that programs
 // that start other programs leave one trace per process; without it, only
 // the first process records (its children see ALLOC_TRACE_OWNER, which this
-// library sets, and stay quiet). A forked child stops recording.
+// library sets, and stay quiet), or, if it exec's another program without
+// forking (wrapper scripts do), the program it becomes. A forked child stops
+// recording.
 //
 // Careful points:
 //   * Bootstrapping: the real functions come from dlsym(RTLD_NEXT), and
@@ -180,10 +182,13 @@ __attribute__((constructor)) void Start() {
   name[n] = '\0';
   in_recorder = true;
   const char* owner = getenv("ALLOC_TRACE_OWNER");
-  if (!per_pid && owner != nullptr) {
+  if (!per_pid && owner != nullptr && atoi(owner) != getpid()) {
     in_recorder = false;
     return;  // a child of the recorded program: the first process records
   }
+  // Same pid: the owner exec'd another program (a wrapper script such as a
+  // pyenv shim exec'ing python). The old image never flushed; the program
+  // now running is the one to record, so the file starts afresh.
   char pid_text[16];
   snprintf(pid_text, sizeof pid_text, "%d", static_cast<int>(getpid()));
   setenv("ALLOC_TRACE_OWNER", pid_text, 1);
