@@ -70,6 +70,7 @@ TEST(AllocatorPlumbingTest, EveryByteComesFromAndReturnsToTheScopedDefault) {
   EXPECT_EQ(stats.live_allocations(), 0u);
   EXPECT_EQ(stats.bytes_in_use, 0u);
   EXPECT_EQ(counting.size_mismatches(), 0u);
+  EXPECT_EQ(counting.alignment_mismatches(), 0u);
   EXPECT_EQ(counting.foreign_frees(), 0u);
   EXPECT_TRUE(counting.CheckIntegrity().ok());
   EXPECT_EQ(GlobalMallocAllocator().stats().allocations,

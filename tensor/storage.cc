@@ -10,7 +10,7 @@ namespace tessera {
 
 static_assert(sizeof(Storage) <= Storage::kHeaderBytes,
               "the header must fit in front of the data");
-static_assert(Storage::kHeaderBytes % kDefaultAlignment == 0,
+static_assert(Storage::kHeaderBytes % Storage::kLargeAlignment == 0,
               "data after the header must keep the block's alignment");
 
 absl::StatusOr<StorageRef> Storage::Allocate(size_t bytes,
@@ -22,8 +22,10 @@ absl::StatusOr<StorageRef> Storage::Allocate(size_t bytes,
         kHeaderBytes));
   }
   const size_t block_bytes = bytes + kHeaderBytes;
-  void* block = zeroed ? allocator.AllocateZeroed(block_bytes)
-                       : allocator.Allocate(block_bytes);
+  const size_t alignment =
+      bytes >= kLargeBytes ? kLargeAlignment : kDefaultAlignment;
+  void* block = zeroed ? allocator.AllocateZeroed(block_bytes, alignment)
+                       : allocator.Allocate(block_bytes, alignment);
   if (block == nullptr) {
     return absl::ResourceExhaustedError(absl::StrFormat(
         "allocator \"%s\" could not provide %u bytes for tensor storage",
@@ -31,7 +33,7 @@ absl::StatusOr<StorageRef> Storage::Allocate(size_t bytes,
   }
   char* data = static_cast<char*>(block) + kHeaderBytes;
   Storage* storage =
-      new (block) Storage(data, bytes, &allocator, block_bytes, false);
+      new (block) Storage(data, bytes, &allocator, block_bytes, alignment, false);
   return StorageRef(storage);
 }
 
@@ -46,7 +48,8 @@ absl::StatusOr<StorageRef> Storage::Wrap(void* data, size_t bytes,
         header_allocator.name(), sizeof(Storage), bytes, data));
   }
   Storage* storage =
-      new (block) Storage(data, bytes, &header_allocator, sizeof(Storage), true);
+      new (block) Storage(data, bytes, &header_allocator, sizeof(Storage),
+                          alignof(Storage), true);
   storage->release_ = std::move(release);
   return StorageRef(storage);
 }
@@ -55,11 +58,10 @@ void Storage::Unref() {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   Allocator* allocator = allocator_;
   const size_t block_bytes = block_bytes_;
-  const bool wrapped = wrapped_;
-  if (wrapped && release_) release_(data_);
+  const size_t alignment = alignment_;
+  if (wrapped_ && release_) release_(data_);
   this->~Storage();
-  allocator->Deallocate(this, block_bytes,
-                        wrapped ? alignof(Storage) : kDefaultAlignment);
+  allocator->Deallocate(this, block_bytes, alignment);
 }
 
 }  // namespace tessera

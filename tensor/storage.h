@@ -23,8 +23,9 @@
 // one atomic increment/decrement per copy/destruction of a `StorageRef`.
 //
 // Invariants:
-//   1. `data()` is non-null and aligned to `kDefaultAlignment` for owned
-//      storage; `size_bytes()` bytes from it are valid.
+//   1. `data()` is non-null and, for owned storage, aligned to
+//      `kDefaultAlignment` (`kLargeAlignment` from `kLargeBytes` up);
+//      `size_bytes()` bytes from it are valid.
 //   2. The reference count is at least 1 while any `StorageRef` points here;
 //      the storage (header and data) is released exactly once, at zero.
 //   3. `allocator()` is the allocator the header block came from; the block
@@ -54,6 +55,12 @@ class Storage {
  public:
   // Bytes reserved in front of the data of owned storage for this header.
   static constexpr size_t kHeaderBytes = 128;
+  // Owned data of at least `kLargeBytes` is aligned to `kLargeAlignment` (a
+  // cache line: SIMD loads then never split lines, worth ~20% on a 1e5-element
+  // add); smaller data keeps `kDefaultAlignment`, which malloc gives without
+  // glibc's slower memalign path.
+  static constexpr size_t kLargeBytes = 4096;
+  static constexpr size_t kLargeAlignment = 64;
 
   // Allocates `bytes` of data from `allocator` (uninitialised, or zero when
   // `zeroed`).
@@ -84,11 +91,12 @@ class Storage {
   friend class StorageRef;
 
   Storage(void* data, size_t bytes, Allocator* allocator, size_t block_bytes,
-          bool wrapped)
+          size_t alignment, bool wrapped)
       : data_(data),
         bytes_(bytes),
         allocator_(allocator),
         block_bytes_(block_bytes),
+        alignment_(alignment),
         wrapped_(wrapped) {}
   ~Storage() = default;
 
@@ -101,6 +109,8 @@ class Storage {
   Allocator* allocator_;
   // Size of the block this header lives in (header + data when owned).
   size_t block_bytes_;
+  // Alignment the block was allocated with (and is freed with).
+  size_t alignment_;
   bool wrapped_;
   // Wrapped storage only; heap use of std::function for large captures is the
   // caller's choice.

@@ -42,6 +42,19 @@ TEST(StorageTest, FreesThroughTheAllocatorThatMadeIt) {
   EXPECT_EQ(scoped.stats().allocations, 0u);
 }
 
+TEST(StorageTest, LargeDataIsCacheLineAlignedAndFreedWithItsAlignment) {
+  CountingAllocator allocator;
+  for (size_t bytes : {size_t{1}, size_t{4095}, size_t{4096}, size_t{100000}}) {
+    auto storage = Storage::Allocate(bytes, allocator, /*zeroed=*/false);
+    ASSERT_TRUE(storage.ok());
+    const size_t want = bytes >= Storage::kLargeBytes ? 64 : kDefaultAlignment;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>((*storage)->data()) % want, 0u)
+        << bytes;
+  }
+  EXPECT_EQ(allocator.stats().live_allocations(), 0u);
+  EXPECT_EQ(allocator.alignment_mismatches(), 0u);
+}
+
 TEST(StorageTest, ZeroedStorageUsesTheZeroedPathAndReadsZero) {
   CountingAllocator allocator;
   auto storage = Storage::Allocate(4096, allocator, /*zeroed=*/true);

@@ -32,7 +32,7 @@ class CountingAllocator final : public Allocator {
   AllocatorStats stats() const override { return stats_; }
 
   // Live blocks must match the statistics; every block is freed with the
-  // size it was allocated with (checked in DoDeallocate).
+  // size and alignment it was allocated with (counted in DoDeallocate).
   absl::Status CheckIntegrity() const override {
     if (live_.size() != stats().live_allocations()) {
       return absl::InternalError(absl::StrFormat(
@@ -47,6 +47,7 @@ class CountingAllocator final : public Allocator {
   uint64_t zeroed_allocations() const { return zeroed_allocations_; }
   uint64_t size_mismatches() const { return size_mismatches_; }
   uint64_t foreign_frees() const { return foreign_frees_; }
+  uint64_t alignment_mismatches() const { return alignment_mismatches_; }
 
  protected:
   void* DoAllocate(size_t bytes, size_t alignment) noexcept override {
@@ -62,7 +63,8 @@ class CountingAllocator final : public Allocator {
       ++foreign_frees_;
       return;
     }
-    if (it->second != bytes) ++size_mismatches_;
+    if (it->second.bytes != bytes) ++size_mismatches_;
+    if (it->second.alignment != alignment) ++alignment_mismatches_;
     live_.erase(it);
     ++stats_.deallocations;
     stats_.bytes_in_use -= bytes;
@@ -90,7 +92,7 @@ class CountingAllocator final : public Allocator {
       std::memset(ptr, 0, rounded);
       ++zeroed_allocations_;
     }
-    live_[ptr] = bytes;
+    live_[ptr] = Block{bytes, alignment};
     ++stats_.allocations;
     stats_.bytes_in_use += bytes;
     if (stats_.bytes_in_use > stats_.peak_bytes_in_use) {
@@ -99,13 +101,18 @@ class CountingAllocator final : public Allocator {
     return ptr;
   }
 
+  struct Block {
+    size_t bytes;
+    size_t alignment;
+  };
   AllocatorStats stats_;
-  std::map<void*, size_t> live_;
+  std::map<void*, Block> live_;
   size_t fail_above_bytes_ = std::numeric_limits<size_t>::max();
   uint64_t fail_after_ = std::numeric_limits<uint64_t>::max();
   uint64_t zeroed_allocations_ = 0;
   uint64_t size_mismatches_ = 0;
   uint64_t foreign_frees_ = 0;
+  uint64_t alignment_mismatches_ = 0;
 };
 
 }  // namespace testing
