@@ -22,8 +22,11 @@ absl::StatusOr<StorageRef> Storage::Allocate(size_t bytes,
         kHeaderBytes));
   }
   const size_t block_bytes = bytes + kHeaderBytes;
-  const size_t alignment =
-      bytes >= kLargeBytes ? kLargeAlignment : kDefaultAlignment;
+  // Zeroed blocks keep the default alignment: above it, malloc-backed
+  // allocators cannot use calloc and would touch every page of a large
+  // `zeros` (a 40 MB one went from 0.15 ms to 140 ms).
+  const size_t alignment = bytes >= kLargeBytes && !zeroed ? kLargeAlignment
+                                                          : kDefaultAlignment;
   void* block = zeroed ? allocator.AllocateZeroed(block_bytes, alignment)
                        : allocator.Allocate(block_bytes, alignment);
   if (block == nullptr) {

@@ -24,7 +24,8 @@
 //
 // Invariants:
 //   1. `data()` is non-null and, for owned storage, aligned to
-//      `kDefaultAlignment` (`kLargeAlignment` from `kLargeBytes` up);
+//      `kDefaultAlignment` (`kLargeAlignment` for uninitialised data from
+//      `kLargeBytes` up);
 //      `size_bytes()` bytes from it are valid.
 //   2. The reference count is at least 1 while any `StorageRef` points here;
 //      the storage (header and data) is released exactly once, at zero.
@@ -55,10 +56,11 @@ class Storage {
  public:
   // Bytes reserved in front of the data of owned storage for this header.
   static constexpr size_t kHeaderBytes = 128;
-  // Owned data of at least `kLargeBytes` is aligned to `kLargeAlignment` (a
-  // cache line: SIMD loads then never split lines, worth ~20% on a 1e5-element
-  // add); smaller data keeps `kDefaultAlignment`, which malloc gives without
-  // glibc's slower memalign path.
+  // Uninitialised owned data of at least `kLargeBytes` is aligned to
+  // `kLargeAlignment` (a cache line: SIMD loads then never split lines, worth
+  // ~20% on a 1e5-element add); smaller data keeps `kDefaultAlignment`, which
+  // malloc gives without glibc's slower memalign path, and so does zeroed
+  // data, so that large zeroed blocks still come from calloc's lazy pages.
   static constexpr size_t kLargeBytes = 4096;
   static constexpr size_t kLargeAlignment = 64;
 

@@ -51,6 +51,12 @@ TEST(StorageTest, LargeDataIsCacheLineAlignedAndFreedWithItsAlignment) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>((*storage)->data()) % want, 0u)
         << bytes;
   }
+  // Zeroed storage keeps the default alignment (calloc's lazy zero pages).
+  auto zeroed = Storage::Allocate(100000, allocator, /*zeroed=*/true);
+  ASSERT_TRUE(zeroed.ok());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>((*zeroed)->data()) % kDefaultAlignment,
+            0u);
+  zeroed = StorageRef();
   EXPECT_EQ(allocator.stats().live_allocations(), 0u);
   EXPECT_EQ(allocator.alignment_mismatches(), 0u);
 }
