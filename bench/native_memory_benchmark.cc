@@ -229,18 +229,26 @@ void PrintTable(const MedianCollector& c, const std::string& title,
                 const std::string& baseline) {
   auto base_it = c.medians_.find(baseline);
   if (base_it == c.medians_.end()) return;
+  // Columns by size, not by the map's string order.
+  std::vector<std::string> columns;
+  for (const auto& [args, ns] : base_it->second) columns.push_back(args);
+  std::sort(columns.begin(), columns.end(),
+            [](const std::string& a, const std::string& b) {
+              return std::stod(a) < std::stod(b);
+            });
   std::printf("\n%s (median ns per iteration; ratio to %s)\n", title.c_str(),
               baseline.c_str());
   std::printf("| case |");
-  for (const auto& [args, ns] : base_it->second) std::printf(" %s |", Human(args).c_str());
+  for (const std::string& args : columns) std::printf(" %s |", Human(args).c_str());
   std::printf("\n|---|");
-  for (size_t i = 0; i < base_it->second.size(); ++i) std::printf("---|");
+  for (size_t i = 0; i < columns.size(); ++i) std::printf("---|");
   std::printf("\n");
   for (const std::string& name : cases) {
     auto it = c.medians_.find(name);
     if (it == c.medians_.end()) continue;
     std::printf("| %s |", name.substr(name.find('_') + 1).c_str());
-    for (const auto& [args, base_ns] : base_it->second) {
+    for (const std::string& args : columns) {
+      const double base_ns = base_it->second.at(args);
       auto cell = it->second.find(args);
       if (cell == it->second.end()) {
         std::printf(" - |");
