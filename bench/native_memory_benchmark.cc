@@ -8,8 +8,9 @@
 //
 // Every figure is also printed as a ratio to glibc malloc+free of the same
 // size, measured in the same run (the machines are shared and noisy; only
-// same-run ratios mean anything). Each case runs several repetitions and the
-// table shows the median.
+// same-run ratios mean anything). Each case runs five repetitions, randomly
+// interleaved with the other cases' repetitions, and the table shows the
+// median.
 
 #include <sys/mman.h>
 
@@ -267,6 +268,13 @@ void PrintTable(const MedianCollector& c, const std::string& title,
 }  // namespace tessera
 
 int main(int argc, char** argv) {
+  // Interleave the repetitions of all cases, so that a burst of load on this
+  // shared machine hits every case instead of skewing one ratio.
+  std::vector<char*> args(argv, argv + argc);
+  char interleave[] = "--benchmark_enable_random_interleaving=true";
+  args.insert(args.begin() + 1, interleave);
+  argc = static_cast<int>(args.size());
+  argv = args.data();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   tessera::MedianCollector collector;
