@@ -37,6 +37,7 @@
 #include "alloc/pool/size_class_pool.h"
 #include "alloc/system/system_allocator.h"
 #include "fuzz/byte_reader.h"
+#include "fuzz/allocator_checks.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/shadow_heap.h"
 
@@ -52,19 +53,8 @@ using fuzzing::ShadowHeap;
 constexpr size_t kMaxOps = 1024;
 constexpr size_t kMaxLiveBlocks = 1024;
 
-struct ViolationLog {
-  int count = 0;
-  ContractViolation last = ContractViolation::kDoubleFree;
-  const void* last_ptr = nullptr;
-};
-ViolationLog g_violations;
-
-void RecordViolation(absl::string_view, ContractViolation violation,
-                     const void* ptr, absl::string_view) {
-  ++g_violations.count;
-  g_violations.last = violation;
-  g_violations.last_ptr = ptr;
-}
+using fuzzing::g_violations;
+using fuzzing::RecordViolation;
 
 enum class Op : uint8_t {
   kAllocate,
@@ -159,30 +149,15 @@ class Harness {
   }
 
   void CheckModel(const char* when) {
-    const absl::Status integrity = pool_->CheckIntegrity();
-    TESSERA_FUZZ_CHECK(integrity.ok(), "%s: CheckIntegrity: %s", when,
-                       integrity.ToString().c_str());
-    const AllocatorStats s = pool_->stats();
-    TESSERA_FUZZ_CHECK(
-        s.allocations == allocations_ && s.deallocations == deallocations_ &&
-            s.reallocations == reallocations_ &&
-            s.failed_requests == failed_ &&
-            s.bytes_in_use == shadow_.bytes_in_use() &&
-            s.peak_bytes_in_use == peak_,
-        "%s: stats (alloc %llu, dealloc %llu, realloc %llu, failed %llu, in "
-        "use %llu, peak %llu) != model (%llu, %llu, %llu, %llu, %llu, %llu)",
-        when, static_cast<unsigned long long>(s.allocations),
-        static_cast<unsigned long long>(s.deallocations),
-        static_cast<unsigned long long>(s.reallocations),
-        static_cast<unsigned long long>(s.failed_requests),
-        static_cast<unsigned long long>(s.bytes_in_use),
-        static_cast<unsigned long long>(s.peak_bytes_in_use),
-        static_cast<unsigned long long>(allocations_),
-        static_cast<unsigned long long>(deallocations_),
-        static_cast<unsigned long long>(reallocations_),
-        static_cast<unsigned long long>(failed_),
-        static_cast<unsigned long long>(shadow_.bytes_in_use()),
-        static_cast<unsigned long long>(peak_));
+    fuzzing::CheckIntegrityOk(pool_->CheckIntegrity(), when);
+    AllocatorStats model;
+    model.allocations = allocations_;
+    model.deallocations = deallocations_;
+    model.reallocations = reallocations_;
+    model.failed_requests = failed_;
+    model.bytes_in_use = shadow_.bytes_in_use();
+    model.peak_bytes_in_use = peak_;
+    fuzzing::CheckStatsMatchModel(pool_->stats(), model, when);
     uint64_t upstream_blocks = 0;
     uint64_t class_blocks = 0;
     for (const ShadowHeap::Block& b : shadow_.blocks()) {
@@ -466,7 +441,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const bool installed =
       (tessera::SetContractViolationHandler(&tessera::RecordViolation), true);
   (void)installed;
-  tessera::g_violations = tessera::ViolationLog();
+  tessera::fuzzing::g_violations = tessera::fuzzing::ViolationLog();
   tessera::fuzzing::ByteReader reader(data, size);
   tessera::Harness(reader).Run();
   return 0;

@@ -40,6 +40,7 @@
 #include "alloc/pool/stacked_pool.h"
 #include "alloc/system/system_allocator.h"
 #include "fuzz/byte_reader.h"
+#include "fuzz/allocator_checks.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/shadow_heap.h"
 
@@ -54,19 +55,8 @@ using fuzzing::ShadowHeap;
 constexpr size_t kMaxOps = 1024;
 constexpr size_t kMaxLiveCells = 2048;
 
-struct ViolationLog {
-  int count = 0;
-  ContractViolation last = ContractViolation::kDoubleFree;
-  const void* last_ptr = nullptr;
-};
-ViolationLog g_violations;
-
-void RecordViolation(absl::string_view, ContractViolation violation,
-                     const void* ptr, absl::string_view) {
-  ++g_violations.count;
-  g_violations.last = violation;
-  g_violations.last_ptr = ptr;
-}
+using fuzzing::g_violations;
+using fuzzing::RecordViolation;
 
 enum class Op : uint8_t {
   kTake,
@@ -468,7 +458,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const bool installed =
       (tessera::SetContractViolationHandler(&tessera::RecordViolation), true);
   (void)installed;
-  tessera::g_violations = tessera::ViolationLog();
+  tessera::fuzzing::g_violations = tessera::fuzzing::ViolationLog();
   tessera::fuzzing::ByteReader reader(data, size);
   tessera::Harness(reader).Run();
   return 0;

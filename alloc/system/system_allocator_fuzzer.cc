@@ -58,6 +58,7 @@
 #include "alloc/memory_resource.h"
 #include "alloc/system/system_allocator.h"
 #include "fuzz/byte_reader.h"
+#include "fuzz/allocator_checks.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/shadow_heap.h"
 
@@ -77,19 +78,8 @@ constexpr uint64_t kMaxLiveBytes = uint64_t{16} << 20;
 
 // ---- Contract violations are recorded, not fatal, while a program runs. ----
 
-struct ViolationLog {
-  int count = 0;
-  ContractViolation last = ContractViolation::kDoubleFree;
-  const void* last_ptr = nullptr;
-};
-ViolationLog g_violations;
-
-void RecordViolation(absl::string_view, ContractViolation violation,
-                     const void* ptr, absl::string_view) {
-  ++g_violations.count;
-  g_violations.last = violation;
-  g_violations.last_ptr = ptr;
-}
+using fuzzing::g_violations;
+using fuzzing::RecordViolation;
 
 // ---- What the program does. ----
 
@@ -247,30 +237,15 @@ class Harness {
   // ---- The model. ----
 
   void CheckModel(const char* when) {
-    const absl::Status integrity = allocator_->CheckIntegrity();
-    TESSERA_FUZZ_CHECK(integrity.ok(), "%s: CheckIntegrity: %s", when,
-                       integrity.ToString().c_str());
-    const AllocatorStats s = allocator_->stats();
-    TESSERA_FUZZ_CHECK(
-        s.allocations == allocations_ && s.deallocations == deallocations_ &&
-            s.reallocations == reallocations_ &&
-            s.failed_requests == failed_ &&
-            s.bytes_in_use == shadow_.bytes_in_use() &&
-            s.peak_bytes_in_use == peak_,
-        "%s: stats (alloc %llu, dealloc %llu, realloc %llu, failed %llu, "
-        "in use %llu, peak %llu) != model (%llu, %llu, %llu, %llu, %llu, %llu)",
-        when, static_cast<unsigned long long>(s.allocations),
-        static_cast<unsigned long long>(s.deallocations),
-        static_cast<unsigned long long>(s.reallocations),
-        static_cast<unsigned long long>(s.failed_requests),
-        static_cast<unsigned long long>(s.bytes_in_use),
-        static_cast<unsigned long long>(s.peak_bytes_in_use),
-        static_cast<unsigned long long>(allocations_),
-        static_cast<unsigned long long>(deallocations_),
-        static_cast<unsigned long long>(reallocations_),
-        static_cast<unsigned long long>(failed_),
-        static_cast<unsigned long long>(shadow_.bytes_in_use()),
-        static_cast<unsigned long long>(peak_));
+    fuzzing::CheckIntegrityOk(allocator_->CheckIntegrity(), when);
+    AllocatorStats model;
+    model.allocations = allocations_;
+    model.deallocations = deallocations_;
+    model.reallocations = reallocations_;
+    model.failed_requests = failed_;
+    model.bytes_in_use = shadow_.bytes_in_use();
+    model.peak_bytes_in_use = peak_;
+    fuzzing::CheckStatsMatchModel(allocator_->stats(), model, when);
     TESSERA_FUZZ_CHECK(g_violations.count == violations_,
                        "%s: %d contract violations reported, expected %d",
                        when, g_violations.count, violations_);
@@ -911,7 +886,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const bool installed =
       (tessera::SetContractViolationHandler(&tessera::RecordViolation), true);
   (void)installed;
-  tessera::g_violations = tessera::ViolationLog();
+  tessera::fuzzing::g_violations = tessera::fuzzing::ViolationLog();
   tessera::fuzzing::ByteReader reader(data, size);
   tessera::Harness(reader).Run();
   return 0;

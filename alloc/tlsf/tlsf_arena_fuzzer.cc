@@ -47,6 +47,7 @@
 #include "alloc/allocator.h"
 #include "alloc/tlsf/tlsf_arena.h"
 #include "fuzz/byte_reader.h"
+#include "fuzz/allocator_checks.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/shadow_heap.h"
 
@@ -64,19 +65,8 @@ constexpr int kMaxExtraRegions = 6;
 
 // ---- Contract violations are recorded while a program runs. ----
 
-struct ViolationLog {
-  int count = 0;
-  ContractViolation last = ContractViolation::kDoubleFree;
-  const void* last_ptr = nullptr;
-};
-ViolationLog g_violations;
-
-void RecordViolation(absl::string_view, ContractViolation violation,
-                     const void* ptr, absl::string_view) {
-  ++g_violations.count;
-  g_violations.last = violation;
-  g_violations.last_ptr = ptr;
-}
+using fuzzing::g_violations;
+using fuzzing::RecordViolation;
 
 // ---- System memory that counts what it maps, to prove it all comes back. ----
 
@@ -229,30 +219,15 @@ class Harness {
   // ---- The model. ----
 
   void CheckModel(const char* when) {
-    const absl::Status integrity = arena_->CheckIntegrity();
-    TESSERA_FUZZ_CHECK(integrity.ok(), "%s: CheckIntegrity: %s", when,
-                       integrity.ToString().c_str());
-    const AllocatorStats s = arena_->stats();
-    TESSERA_FUZZ_CHECK(
-        s.allocations == allocations_ && s.deallocations == deallocations_ &&
-            s.reallocations == reallocations_ &&
-            s.failed_requests == failed_ &&
-            s.bytes_in_use == shadow_.bytes_in_use() &&
-            s.peak_bytes_in_use == peak_,
-        "%s: stats (alloc %llu, free %llu, realloc %llu, failed %llu, in use "
-        "%llu, peak %llu) != model (%llu, %llu, %llu, %llu, %llu, %llu)",
-        when, static_cast<unsigned long long>(s.allocations),
-        static_cast<unsigned long long>(s.deallocations),
-        static_cast<unsigned long long>(s.reallocations),
-        static_cast<unsigned long long>(s.failed_requests),
-        static_cast<unsigned long long>(s.bytes_in_use),
-        static_cast<unsigned long long>(s.peak_bytes_in_use),
-        static_cast<unsigned long long>(allocations_),
-        static_cast<unsigned long long>(deallocations_),
-        static_cast<unsigned long long>(reallocations_),
-        static_cast<unsigned long long>(failed_),
-        static_cast<unsigned long long>(shadow_.bytes_in_use()),
-        static_cast<unsigned long long>(peak_));
+    fuzzing::CheckIntegrityOk(arena_->CheckIntegrity(), when);
+    AllocatorStats model;
+    model.allocations = allocations_;
+    model.deallocations = deallocations_;
+    model.reallocations = reallocations_;
+    model.failed_requests = failed_;
+    model.bytes_in_use = shadow_.bytes_in_use();
+    model.peak_bytes_in_use = peak_;
+    fuzzing::CheckStatsMatchModel(arena_->stats(), model, when);
     const TlsfStats t = arena_->Stats();
     // A growing arena adds regions on its own, never removes one.
     if (grow_ && t.regions > static_cast<uint64_t>(regions_)) {
@@ -776,7 +751,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const bool installed =
       (tessera::SetContractViolationHandler(&tessera::RecordViolation), true);
   (void)installed;
-  tessera::g_violations = tessera::ViolationLog();
+  tessera::fuzzing::g_violations = tessera::fuzzing::ViolationLog();
   tessera::fuzzing::ByteReader reader(data, size);
   tessera::Harness(reader).Run();
   return 0;
