@@ -395,19 +395,23 @@ void StackedPool::MaybeTrimOnReturn(Block* block) noexcept {
 }
 
 size_t StackedPool::Trim() {
+  const uint64_t blocks_before = block_count_;
+  // Emptying the magazine can itself release blocks under the high-water
+  // policy (MaybeTrimOnReturn counts those in trims_); they count as released
+  // by this call too.
   FlushMagazine();
-  size_t released = 0;
+  size_t released_idle = 0;
   Block* block = blocks_head_;
   while (block != nullptr) {
     Block* next = block->next;
     if (block->used == 0) {
       ReleaseBlock(block);
-      ++released;
+      ++released_idle;
     }
     block = next;
   }
-  trims_ += released;
-  return released;
+  trims_ += released_idle;
+  return static_cast<size_t>(blocks_before - block_count_);
 }
 
 StackedPoolStats StackedPool::stats() const {

@@ -230,7 +230,8 @@ class StackedPool {
   void ReturnBatch(void* const* cells, size_t n) noexcept;
 
   // Empties the magazine into the blocks, then releases every wholly idle
-  // block; returns how many blocks. O(blocks).
+  // block; returns how many blocks this call released (including any the
+  // high-water policy released while the magazine emptied). O(blocks).
   size_t Trim();
 
   // With return checks off, the last returned cells (up to this many) wait
