@@ -8,11 +8,13 @@
 #ifndef TESSERA_FUZZ_ALLOCATOR_CHECKS_H_
 #define TESSERA_FUZZ_ALLOCATOR_CHECKS_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "alloc/allocator.h"
+#include "fuzz/byte_reader.h"
 #include "fuzz/fuzz_check.h"
 
 namespace tessera {
@@ -62,6 +64,20 @@ inline void CheckStatsMatchModel(const AllocatorStats& s,
       static_cast<ull>(model.failed_requests),
       static_cast<ull>(model.bytes_in_use),
       static_cast<ull>(model.peak_bytes_in_use));
+}
+
+// The body of every allocator harness's LLVMFuzzerTestOneInput: contract
+// violations are recorded (not aborted on) into a log that starts empty for
+// each input, and `Harness(reader).Run()` executes the input's program.
+template <typename Harness>
+int RunAllocatorHarness(const uint8_t* data, size_t size) {
+  static const bool installed =
+      (SetContractViolationHandler(&RecordViolation), true);
+  (void)installed;
+  g_violations = ViolationLog();
+  ByteReader reader(data, size);
+  Harness(reader).Run();
+  return 0;
 }
 
 }  // namespace fuzzing

@@ -438,11 +438,5 @@ class Harness {
 }  // namespace tessera
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const bool installed =
-      (tessera::SetContractViolationHandler(&tessera::RecordViolation), true);
-  (void)installed;
-  tessera::fuzzing::g_violations = tessera::fuzzing::ViolationLog();
-  tessera::fuzzing::ByteReader reader(data, size);
-  tessera::Harness(reader).Run();
-  return 0;
+  return tessera::fuzzing::RunAllocatorHarness<tessera::Harness>(data, size);
 }
