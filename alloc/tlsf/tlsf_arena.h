@@ -224,6 +224,29 @@ struct CollectOptions {
   size_t release_threshold = size_t{1} << 20;
 };
 
+// One block as `TlsfArena::WalkBlocks` sees it (a copy: nothing points into
+// the arena's metadata).
+struct TlsfBlockInfo {
+  enum class State { kLive, kFree, kCached };
+  int region = 0;               // 0: the arena; then growth regions in order
+  const void* address = nullptr;
+  size_t size = 0;              // bytes, a granule multiple
+  State state = State::kLive;   // kCached: held by the quick cache
+  bool pending = false;         // free and possibly next to a free neighbour
+};
+
+// One region's layout: [memory, base) is the pointer index (and alignment
+// padding), [base, floor) the blocks, [floor, memory + memory_bytes) the
+// metadata nodes carved so far plus the uncarved rest of the mapping.
+struct TlsfRegionInfo {
+  int region = 0;
+  const void* memory = nullptr;
+  size_t memory_bytes = 0;
+  const void* base = nullptr;
+  const void* floor = nullptr;
+  size_t metadata_bytes = 0;    // carved nodes x 32, just above `floor`
+};
+
 class TlsfArena;
 
 // A block handed out by `Alloc`. Copyable, does not own the block: free it
@@ -327,6 +350,13 @@ class TlsfArena final : public Allocator {
   size_t granularity() const { return granule_; }
   // Whether `ptr` lies inside one of this arena's block areas.
   bool Contains(const void* ptr) const { return RegionOf(ptr) >= 0; }
+  // Read-only walk for pictures and diagnostics: for each region in order,
+  // `on_region` once, then `on_block` for each of its blocks in address
+  // order. O(blocks); allocates (a vector per region) from the global heap,
+  // never from the arena. The callbacks must not call into the arena.
+  void WalkBlocks(
+      const std::function<void(const TlsfRegionInfo&)>& on_region,
+      const std::function<void(const TlsfBlockInfo&)>& on_block) const;
 
   // A 32-byte metadata node (public for the static_assert and tests).
   struct Node {
