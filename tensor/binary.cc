@@ -35,11 +35,13 @@ Strides BroadcastStrides(const Operand& x, absl::Span<const int64_t> shape) {
   return out;
 }
 
-// Runs the kernel over `out`'s shape. All three share `dtype`.
+// Runs the kernel over `out`'s shape. The inputs have dtype `dtype`, and so
+// has `out` except for comparisons, where it is bool.
 void Run(BinaryOp op, DType dtype, const Operand& a, const Operand& b,
          const Tensor& out) {
   if (out.size() == 0) return;
   char* out_data = static_cast<char*>(out.mutable_data());
+  const int64_t out_size = static_cast<int64_t>(out.itemsize());
   // Fast path: same shape, all C-contiguous: one kernel call.
   if (out.c_contiguous() && a.shape == out.shape() &&
       b.shape == out.shape()) {
@@ -57,7 +59,7 @@ void Run(BinaryOp op, DType dtype, const Operand& a, const Operand& b,
     if (contiguous) {
       if (out.size() > 0) {
         kernels::BinaryRow(op, dtype, a.data, size, b.data, size, out_data,
-                           size, out.size());
+                           out_size, out.size());
       }
       return;
     }
@@ -78,13 +80,64 @@ absl::Status UndefinedForBool(BinaryOp op) {
       BinaryOpName(op)));
 }
 
-// Adjusts a promoted dtype for `op`: true division of non-floats is float64.
+// The dtype `op` computes in for a promoted dtype (NumPy's loop selection):
+// true division of non-floats is float64; floor_divide, remainder and power
+// have no bool loop and use int8; logical ops work on truth values (bool);
+// bitwise ops have no float loop.
 absl::StatusOr<DType> ComputeType(BinaryOp op, DType promoted) {
   if (op == BinaryOp::kSubtract && promoted == DType::kBool) {
     return UndefinedForBool(op);
   }
   if (op == BinaryOp::kDivide && !IsFloat(promoted)) return DType::kFloat64;
+  if ((op == BinaryOp::kFloorDivide || op == BinaryOp::kRemainder ||
+       op == BinaryOp::kPower) &&
+      promoted == DType::kBool) {
+    return DType::kInt8;
+  }
+  if (IsLogical(op)) return DType::kBool;
+  if (IsBitwise(op) && IsFloat(promoted)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "ufunc '%s' not supported for the input types: %s (bitwise "
+        "operations need integer or bool operands)",
+        BinaryOpName(op), DTypeName(promoted)));
+  }
   return promoted;
+}
+
+// The dtype of the result for compute dtype `compute`.
+DType OutputType(BinaryOp op, DType compute) {
+  return IsComparison(op) || IsLogical(op) ? DType::kBool : compute;
+}
+
+// NumPy refuses integers to negative integer powers; checks every exponent
+// (the right operand, already in `dtype`) before anything is written.
+absl::Status CheckExponents(BinaryOp op, DType dtype, const Operand& b) {
+  if (op != BinaryOp::kPower || !IsSignedInt(dtype)) return absl::OkStatus();
+  for (int64_t extent : b.shape) {
+    if (extent == 0) return absl::OkStatus();
+  }
+  int64_t negative = 0;
+  bool found = false;
+  VisitDType(dtype, [&](auto zero) {
+    using T = decltype(zero);
+    internal::ForEachRow<1>(
+        b.shape, {b.strides}, {const_cast<char*>(b.data)},
+        [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t n) {
+          for (int64_t i = 0; i < n && !found; ++i) {
+            T v;
+            std::memcpy(&v, p[0] + i * s[0], sizeof(T));
+            if (v < T(0)) {
+              found = true;
+              negative = static_cast<int64_t>(v);
+            }
+          }
+        });
+  });
+  if (!found) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "power: integers to negative integer powers are not allowed "
+      "(exponent %d of dtype %s)",
+      negative, DTypeName(dtype)));
 }
 
 // `t` in `dtype`: itself, or a converted copy kept alive in `holder`.
@@ -119,7 +172,10 @@ absl::StatusOr<Tensor> WithScalar(BinaryOp op, const Tensor& t,
   if (!operand.ok()) return operand.status();
   uint64_t buffer = 0;
   const Operand scalar = ScalarOperand(s, *dtype, buffer);
-  auto out = empty(t.shape(), *dtype, allocator);
+  absl::Status exponents =
+      CheckExponents(op, *dtype, scalar_right ? scalar : *operand);
+  if (!exponents.ok()) return exponents;
+  auto out = empty(t.shape(), OutputType(op, *dtype), allocator);
   if (!out.ok()) return out.status();
   if (scalar_right) {
     Run(op, *dtype, *operand, scalar, *out);
@@ -131,8 +187,8 @@ absl::StatusOr<Tensor> WithScalar(BinaryOp op, const Tensor& t,
 
 // Whether `x` is laid out exactly as `out` (in-place operation is safe).
 bool SameElements(const Tensor& x, const Tensor& out) {
-  return x.data() == out.data() && x.shape() == out.shape() &&
-         x.strides() == out.strides();
+  return x.data() == out.data() && x.dtype() == out.dtype() &&
+         x.shape() == out.shape() && x.strides() == out.strides();
 }
 
 bool CanWriteResultInto(DType result, DType out) {
@@ -140,18 +196,37 @@ bool CanWriteResultInto(DType result, DType out) {
          (IsFloat(result) && IsFloat(out));
 }
 
+// Whether `op` on two operands of non-bool `dtype` computes in and returns
+// `dtype` with nothing to check first.
+bool KeepsDType(BinaryOp op, DType dtype) {
+  switch (op) {
+    case BinaryOp::kDivide:
+      return IsFloat(dtype);
+    case BinaryOp::kPower:
+      return !IsSignedInt(dtype);  // signed exponents are checked
+    case BinaryOp::kBitwiseAnd:
+    case BinaryOp::kBitwiseOr:
+    case BinaryOp::kBitwiseXor:
+      return !IsFloat(dtype);
+    default:
+      return !IsComparison(op) && !IsLogical(op);
+  }
+}
+
 // The common case, checked first to keep per-call overhead low: one dtype
 // (that `op` keeps), one shape, all C-contiguous.
 bool IsSimpleContiguous(BinaryOp op, const Tensor& a, const Tensor& b) {
   return a.dtype() == b.dtype() && a.c_contiguous() && b.c_contiguous() &&
          a.shape() == b.shape() && a.dtype() != DType::kBool &&
-         (op != BinaryOp::kDivide || IsFloat(a.dtype()));
+         KeepsDType(op, a.dtype());
 }
 
 }  // namespace
 
 absl::StatusOr<DType> BinaryResultType(BinaryOp op, DType a, DType b) {
-  return ComputeType(op, ResultType(a, b));
+  auto compute = ComputeType(op, ResultType(a, b));
+  if (!compute.ok()) return compute.status();
+  return OutputType(op, *compute);
 }
 
 absl::StatusOr<Tensor> Binary(BinaryOp op, const Tensor& a, const Tensor& b,
@@ -168,14 +243,16 @@ absl::StatusOr<Tensor> Binary(BinaryOp op, const Tensor& a, const Tensor& b,
   }
   auto shape = BroadcastShapes(a.shape(), b.shape());
   if (!shape.ok()) return shape.status();
-  auto dtype = BinaryResultType(op, a.dtype(), b.dtype());
+  auto dtype = ComputeType(op, ResultType(a.dtype(), b.dtype()));
   if (!dtype.ok()) return dtype.status();
   Tensor holder_a, holder_b;
   auto oa = Prepare(a, *dtype, allocator, holder_a);
   if (!oa.ok()) return oa.status();
   auto ob = Prepare(b, *dtype, allocator, holder_b);
   if (!ob.ok()) return ob.status();
-  auto out = empty(*shape, *dtype, allocator);
+  absl::Status exponents = CheckExponents(op, *dtype, *ob);
+  if (!exponents.ok()) return exponents;
+  auto out = empty(*shape, OutputType(op, *dtype), allocator);
   if (!out.ok()) return out.status();
   Run(op, *dtype, *oa, *ob, *out);
   return out;
@@ -219,13 +296,14 @@ absl::Status BinaryInto(BinaryOp op, const Tensor& a, const Tensor& b,
         "the broadcast shape %s",
         BinaryOpName(op), ShapeString(out.shape()), ShapeString(*shape)));
   }
-  auto dtype = BinaryResultType(op, a.dtype(), b.dtype());
+  auto dtype = ComputeType(op, ResultType(a.dtype(), b.dtype()));
   if (!dtype.ok()) return dtype.status();
-  if (*dtype != out.dtype()) {
-    if (!CanWriteResultInto(*dtype, out.dtype())) {
+  const DType result = OutputType(op, *dtype);
+  if (result != out.dtype()) {
+    if (!CanWriteResultInto(result, out.dtype())) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: cannot cast the %s result to output dtype %s",
-          BinaryOpName(op), DTypeName(*dtype), DTypeName(out.dtype())));
+          BinaryOpName(op), DTypeName(result), DTypeName(out.dtype())));
     }
     // Compute in the result dtype, then convert into `out`.
     auto a_full = broadcast_to(a, out.shape());
@@ -253,6 +331,8 @@ absl::Status BinaryInto(BinaryOp op, const Tensor& a, const Tensor& b,
       operands[i] = OperandOf(x);
     }
   }
+  absl::Status exponents = CheckExponents(op, *dtype, operands[1]);
+  if (!exponents.ok()) return exponents;
   Run(op, *dtype, operands[0], operands[1], out);
   return absl::OkStatus();
 }

@@ -244,6 +244,205 @@ TEST(BinaryOutTest, RejectsReadOnlyWrongShapeAndUnsafeDType) {
   EXPECT_THAT(wide->ToVector<double>(), ElementsAre(0, 2, 4));
 }
 
+TEST(BinaryTest, FloorDivideAndRemainderFollowPythonSigns) {
+  auto a = FromVector<int32_t>({7, -7, 7, -7, 5, 0});
+  auto b = FromVector<int32_t>({2, 2, -2, -2, 0, 0});
+  auto q = floor_divide(*a, *b);
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(q->dtype(), DType::kInt32);
+  EXPECT_THAT(q->ToVector<int>(), ElementsAre(3, -4, -4, 3, 0, 0));
+  auto r = remainder(*a, *b);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(r->ToVector<int>(), ElementsAre(1, 1, -1, -1, 0, 0));
+  const double inf = std::numeric_limits<double>::infinity();
+  auto fr = remainder(*FromVector<double>({-7.5, 7.5, 1}),
+                      *FromVector<double>({2, -2, 0}));
+  const auto frv = fr->ToVector<double>();
+  EXPECT_EQ(frv[0], 0.5);
+  EXPECT_EQ(frv[1], -0.5);
+  EXPECT_TRUE(std::isnan(frv[2]));
+  auto fq = floor_divide(*FromVector<double>({-7.5, 1}),
+                         *FromVector<double>({2, 0}));
+  EXPECT_THAT(fq->ToVector<double>(), ElementsAre(-4, inf));
+  // Scalar divisor, both sides.
+  EXPECT_THAT(remainder(*FromVector<int8_t>({-3, 3}), 2)->ToVector<int>(),
+              ElementsAre(1, 1));
+  EXPECT_THAT(floor_divide(7, *FromVector<int8_t>({-2, 2}))->ToVector<int>(),
+              ElementsAre(-4, 3));
+}
+
+TEST(BinaryTest, BoolArithmeticWithoutABoolLoopIsInt8) {
+  auto t = FromVector<bool>({true, false});
+  for (auto op : {BinaryOp::kFloorDivide, BinaryOp::kRemainder,
+                  BinaryOp::kPower}) {
+    auto r = Binary(op, *t, *t);
+    ASSERT_TRUE(r.ok()) << BinaryOpName(op) << r.status();
+    EXPECT_EQ(r->dtype(), DType::kInt8) << BinaryOpName(op);
+  }
+  EXPECT_THAT(power(*t, *t)->ToVector<int>(), ElementsAre(1, 1));
+}
+
+TEST(BinaryTest, PowerWrapsAndRejectsNegativeIntegerExponents) {
+  auto p = power(*FromVector<int8_t>({2, 3, -2}), *FromVector<int8_t>({7, 5, 3}));
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_THAT(p->ToVector<int>(), ElementsAre(-128, -13, -8));  // 243 wraps
+  auto bad = power(*FromVector<int32_t>({2, 2}), *FromVector<int32_t>({1, -2}));
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(bad.status()), HasSubstr("negative integer powers"));
+  EXPECT_THAT(Message(bad.status()), HasSubstr("exponent -2"));
+  EXPECT_FALSE(power(*FromVector<int64_t>({2}), -1).ok());
+  // The exponent is checked before `out` is touched.
+  auto out = full({2}, 7, DType::kInt32);
+  auto base = FromVector<int32_t>({2, 2});
+  EXPECT_FALSE(power(*base, *FromVector<int32_t>({1, -2}), *out).ok());
+  EXPECT_THAT(out->ToVector<int>(), ElementsAre(7, 7));
+  // A negative base is fine, as are unsigned and float exponents.
+  EXPECT_THAT(power(-2, *FromVector<int64_t>({0, 3}))->ToVector<int>(),
+              ElementsAre(1, -8));
+  EXPECT_THAT(power(*FromVector<double>({2}), -1)->ToVector<double>(),
+              ElementsAre(0.5));
+  EXPECT_THAT(power(*FromVector<uint8_t>({3}), *FromVector<uint8_t>({2}))
+                  ->ToVector<int>(),
+              ElementsAre(9));
+}
+
+TEST(BinaryTest, FmaxFminIgnoreNaNWhileMaximumPropagatesIt) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto a = FromVector<double>({1, nan, 3, nan});
+  auto b = FromVector<double>({2, 2, nan, nan});
+  const auto mx = fmax(*a, *b)->ToVector<double>();
+  EXPECT_EQ(mx[0], 2);
+  EXPECT_EQ(mx[1], 2);
+  EXPECT_EQ(mx[2], 3);
+  EXPECT_TRUE(std::isnan(mx[3]));
+  const auto mn = fmin(*a, *b)->ToVector<double>();
+  EXPECT_EQ(mn[0], 1);
+  EXPECT_EQ(mn[1], 2);
+  EXPECT_EQ(mn[2], 3);
+  EXPECT_TRUE(std::isnan(mn[3]));
+  // Long float32 rows take the vector path of every op.
+  auto big = full({100}, 1.0, DType::kFloat32);
+  auto with_nan = full({100}, nan, DType::kFloat32);
+  EXPECT_THAT(fmax(*big, *with_nan)->ToVector<float>(),
+              ::testing::Each(1.0f));
+  for (float v : maximum(*big, *with_nan)->ToVector<float>()) {
+    EXPECT_TRUE(std::isnan(v));
+  }
+  for (float v : minimum(*with_nan, *big)->ToVector<float>()) {
+    EXPECT_TRUE(std::isnan(v));
+  }
+}
+
+TEST(BinaryTest, BitwiseOpsTakeIntegersAndBoolButNotFloats) {
+  auto a = FromVector<uint8_t>({0xF0, 0x0F});
+  auto b = FromVector<int16_t>({0xFF, 0x01});
+  auto r = bitwise_and(*a, *b);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->dtype(), DType::kInt16);
+  EXPECT_THAT(r->ToVector<int>(), ElementsAre(0xF0, 0x01));
+  EXPECT_THAT(bitwise_or(*a, *b)->ToVector<int>(), ElementsAre(0xFF, 0x0F));
+  EXPECT_THAT(bitwise_xor(*a, *b)->ToVector<int>(), ElementsAre(0x0F, 0x0E));
+  auto t = FromVector<bool>({true, false});
+  auto bx = bitwise_xor(*t, true);
+  EXPECT_EQ(bx->dtype(), DType::kBool);
+  EXPECT_THAT(bx->ToVector<int>(), ElementsAre(0, 1));
+  auto f = bitwise_or(*FromVector<double>({1.0}), *a);
+  EXPECT_EQ(f.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(f.status()), HasSubstr("bitwise_or"));
+  EXPECT_THAT(Message(f.status()), HasSubstr("float64"));
+  EXPECT_FALSE(bitwise_and(*FromVector<float>({1}), 1).ok());
+}
+
+TEST(BinaryTest, ComparisonsGiveBoolAfterPromotion) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto a = FromVector<double>({1, 2, nan});
+  auto b = FromVector<int8_t>({2, 2, 2});
+  auto lt = less(*a, *b);
+  ASSERT_TRUE(lt.ok()) << lt.status();
+  EXPECT_EQ(lt->dtype(), DType::kBool);
+  EXPECT_THAT(lt->ToVector<int>(), ElementsAre(1, 0, 0));
+  EXPECT_THAT(less_equal(*a, *b)->ToVector<int>(), ElementsAre(1, 1, 0));
+  EXPECT_THAT(greater(*a, *b)->ToVector<int>(), ElementsAre(0, 0, 0));
+  EXPECT_THAT(greater_equal(*a, *b)->ToVector<int>(), ElementsAre(0, 1, 0));
+  EXPECT_THAT(equal(*a, *b)->ToVector<int>(), ElementsAre(0, 1, 0));
+  EXPECT_THAT(not_equal(*a, *b)->ToVector<int>(), ElementsAre(1, 0, 1));
+  // Broadcast and scalar forms; int8 -1 < uint8 255 holds (int16).
+  auto col = reshape(*arange(3), {3, 1});
+  auto grid = less(*col, *arange(3));
+  EXPECT_THAT(grid->shape(), ElementsAre(3, 3));
+  EXPECT_THAT(grid->ToVector<int>(), ElementsAre(0, 1, 1, 0, 0, 1, 0, 0, 0));
+  EXPECT_THAT(less(200, *FromVector<uint8_t>({255, 100}))->ToVector<int>(),
+              ElementsAre(1, 0));
+  EXPECT_THAT(less(*FromVector<int8_t>({-1}), *FromVector<uint8_t>({255}))
+                  ->ToVector<int>(),
+              ElementsAre(1));
+  // Into an existing bool output, and into a wider one (bool -> int32).
+  auto out = empty({3}, DType::kBool);
+  ASSERT_TRUE(equal(*a, *b, *out).ok());
+  EXPECT_THAT(out->ToVector<int>(), ElementsAre(0, 1, 0));
+  auto ints = empty({3}, DType::kInt32);
+  ASSERT_TRUE(greater_equal(*a, *b, *ints).ok());
+  EXPECT_THAT(ints->ToVector<int>(), ElementsAre(0, 1, 0));
+  EXPECT_EQ(*BinaryResultType(BinaryOp::kLess, DType::kFloat32,
+                              DType::kInt64),
+            DType::kBool);
+}
+
+TEST(BinaryTest, LogicalOpsReadTruthValues) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto a = FromVector<double>({0, 0, 2.5, nan});
+  auto b = FromVector<int32_t>({0, -3, 0, 7});
+  auto r = logical_and(*a, *b);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->dtype(), DType::kBool);
+  EXPECT_THAT(r->ToVector<int>(), ElementsAre(0, 0, 0, 1));
+  EXPECT_THAT(logical_or(*a, *b)->ToVector<int>(), ElementsAre(0, 1, 1, 1));
+  EXPECT_THAT(logical_xor(*a, *b)->ToVector<int>(), ElementsAre(0, 1, 1, 0));
+  EXPECT_THAT(logical_or(*a, 0)->ToVector<int>(), ElementsAre(0, 0, 1, 1));
+}
+
+TEST(BinaryOutTest, NewOpsAreCorrectInPlaceAndOverlapping) {
+  // In place: a = a // 3, a %= -4 on the same layout.
+  auto a = arange(-6, 6, 1, DType::kInt32);
+  ASSERT_TRUE(floor_divide(*a, *full({12}, 3, DType::kInt32), *a).ok());
+  EXPECT_THAT(a->ToVector<int>(),
+              ElementsAre(-2, -2, -2, -1, -1, -1, 0, 0, 0, 1, 1, 1));
+  auto m = arange(-6, 6, 1, DType::kInt32);
+  ASSERT_TRUE(remainder(*m, *full({12}, -4, DType::kInt32), *m).ok());
+  EXPECT_THAT(m->ToVector<int>(),
+              ElementsAre(-2, -1, 0, -3, -2, -1, 0, -3, -2, -1, 0, -3));
+  // Shifted overlap: x[1:] = x[:-1] ** 2 must read the old values.
+  auto x = arange(1, 6, 1, DType::kInt64);
+  auto src = slice(*x, 0, Slice{0, 4});
+  auto dst = slice(*x, 0, Slice{1, 5});
+  ASSERT_TRUE(power(*src, *full({4}, 2, DType::kInt64), *dst).ok());
+  EXPECT_THAT(x->ToVector<int>(), ElementsAre(1, 1, 4, 9, 16));
+  // Reversed overlap through the Highway bitwise kernel.
+  auto y = arange(0, 40, 1, DType::kUInt16);
+  const std::vector<int> before = y->ToVector<int>();
+  auto rev = slice(*y, 0, Slice{std::nullopt, std::nullopt, -1});
+  ASSERT_TRUE(bitwise_xor(*y, *rev, *y).ok());
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ(y->ToVector<int>()[i], before[i] ^ before[39 - i]) << i;
+  }
+}
+
+TEST(BinaryOutTest, NewOpsRejectReadOnlyAndMismatchedOutputs) {
+  auto a = arange(3, DType::kInt32);
+  auto ro = broadcast_to(*a, {3});
+  auto status = remainder(*a, *a, *ro);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(Message(status), HasSubstr("read-only"));
+  EXPECT_EQ(less(*a, *a, *ro).code(), absl::StatusCode::kFailedPrecondition);
+  auto shapes = fmax(*zeros({2, 3}), *zeros({3, 2}));
+  EXPECT_THAT(Message(shapes.status()), HasSubstr("(2, 3) (3, 2)"));
+  // A bool comparison result fits int32, but an int32 remainder does not
+  // fit bool.
+  auto flags = empty({3}, DType::kBool);
+  status = remainder(*a, *a, *flags);
+  EXPECT_THAT(Message(status), HasSubstr("int32 result to output dtype bool"));
+}
+
 TEST(BinaryTest, AllocationFailureLeavesNothingBehind) {
   CountingAllocator allocator;
   auto a = arange(0, 100, 1, DType::kInt32, &allocator);

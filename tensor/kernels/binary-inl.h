@@ -10,6 +10,8 @@
 //   * integer add/subtract/multiply wrap (scalar form computes in unsigned);
 //   * maximum/minimum propagate NaN: x86 max/min return their second operand
 //     when either is NaN, so the vector form selects NaN lanes explicitly;
+//     fmax/fmin select the other operand of a NaN lane the same way;
+//   * bitwise and/or/xor exist for integer lanes only (IntegerOnlyOp);
 //   * bool is stored as uint8 0/1, and the caller maps add/multiply to
 //     maximum/minimum, which are logical or/and on 0/1.
 //
@@ -183,6 +185,96 @@ struct MinimumOp {
       m = hn::IfThenElse(hn::IsNaN(a), a, m);
     }
     return m;
+  }
+};
+
+// np.fmax/np.fmin: NaN only when both operands are NaN (C's fmax/fmin).
+struct FmaxOp {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      if (std::isnan(a)) return b;
+      if (std::isnan(b)) return a;
+    }
+    return a > b ? a : b;
+  }
+  template <class D, class V>
+  static V Vector(D d, V a, V b) {
+    V m = hn::Max(a, b);
+    if constexpr (kIsFloat<hn::TFromD<D>>) {
+      m = hn::IfThenElse(hn::IsNaN(a), b, m);
+      m = hn::IfThenElse(hn::IsNaN(b), a, m);
+    }
+    return m;
+  }
+};
+
+struct FminOp {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      if (std::isnan(a)) return b;
+      if (std::isnan(b)) return a;
+    }
+    return a < b ? a : b;
+  }
+  template <class D, class V>
+  static V Vector(D d, V a, V b) {
+    V m = hn::Min(a, b);
+    if constexpr (kIsFloat<hn::TFromD<D>>) {
+      m = hn::IfThenElse(hn::IsNaN(a), b, m);
+      m = hn::IfThenElse(hn::IsNaN(b), a, m);
+    }
+    return m;
+  }
+};
+
+// Marks an op defined for integer (and bool) lanes only: the dispatcher
+// instantiates nothing else for it.
+struct IntegerOnlyOp {};
+template <class Op>
+constexpr bool kIntegerOnly = std::is_base_of<IntegerOnlyOp, Op>::value;
+
+struct BitwiseAndOp : IntegerOnlyOp {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    return static_cast<T>(a & b);
+  }
+  template <class D, class V>
+  static V Vector(D, V a, V b) {
+    return hn::And(a, b);
+  }
+};
+
+struct BitwiseOrOp : IntegerOnlyOp {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    return static_cast<T>(a | b);
+  }
+  template <class D, class V>
+  static V Vector(D, V a, V b) {
+    return hn::Or(a, b);
+  }
+};
+
+struct BitwiseXorOp : IntegerOnlyOp {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    return static_cast<T>(a ^ b);
+  }
+  template <class D, class V>
+  static V Vector(D, V a, V b) {
+    return hn::Xor(a, b);
   }
 };
 

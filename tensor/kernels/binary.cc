@@ -20,6 +20,9 @@ namespace HWY_NAMESPACE {
 template <class Op>
 void RowForOp(DType dtype, const char* a, int64_t sa, const char* b,
               int64_t sb, char* out, int64_t so, int64_t n) {
+  if constexpr (kIntegerOnly<Op>) {
+    if (dtype == DType::kFloat32 || dtype == DType::kFloat64) return;
+  }
   switch (dtype) {
     case DType::kBool:  // 0/1 bytes; the caller maps add/multiply
     case DType::kUInt8:
@@ -39,9 +42,14 @@ void RowForOp(DType dtype, const char* a, int64_t sa, const char* b,
     case DType::kUInt64:
       return BinaryRowT<Op, uint64_t>(a, sa, b, sb, out, so, n);
     case DType::kFloat32:
-      return BinaryRowT<Op, float>(a, sa, b, sb, out, so, n);
     case DType::kFloat64:
-      return BinaryRowT<Op, double>(a, sa, b, sb, out, so, n);
+      break;
+  }
+  if constexpr (!kIntegerOnly<Op>) {
+    if (dtype == DType::kFloat32) {
+      return BinaryRowT<Op, float>(a, sa, b, sb, out, so, n);
+    }
+    return BinaryRowT<Op, double>(a, sa, b, sb, out, so, n);
   }
 }
 
@@ -73,6 +81,19 @@ void BinaryRowImpl(BinaryOp op, DType dtype, const void* a, int64_t sa,
       return RowForOp<MaximumOp>(dtype, pa, sa, pb, sb, po, so, n);
     case BinaryOp::kMinimum:
       return RowForOp<MinimumOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kFmax:
+      return RowForOp<FmaxOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kFmin:
+      return RowForOp<FminOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kBitwiseAnd:
+      return RowForOp<BitwiseAndOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kBitwiseOr:
+      return RowForOp<BitwiseOrOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kBitwiseXor:
+      return RowForOp<BitwiseXorOp>(dtype, pa, sa, pb, sb, po, so, n);
+    default:
+      // Not a Highway op (binary.h): BinaryRow sends it elsewhere.
+      return;
   }
 }
 
@@ -92,6 +113,23 @@ const char* BinaryOpName(BinaryOp op) {
     case BinaryOp::kDivide: return "divide";
     case BinaryOp::kMaximum: return "maximum";
     case BinaryOp::kMinimum: return "minimum";
+    case BinaryOp::kFloorDivide: return "floor_divide";
+    case BinaryOp::kRemainder: return "remainder";
+    case BinaryOp::kPower: return "power";
+    case BinaryOp::kFmax: return "fmax";
+    case BinaryOp::kFmin: return "fmin";
+    case BinaryOp::kBitwiseAnd: return "bitwise_and";
+    case BinaryOp::kBitwiseOr: return "bitwise_or";
+    case BinaryOp::kBitwiseXor: return "bitwise_xor";
+    case BinaryOp::kLogicalAnd: return "logical_and";
+    case BinaryOp::kLogicalOr: return "logical_or";
+    case BinaryOp::kLogicalXor: return "logical_xor";
+    case BinaryOp::kEqual: return "equal";
+    case BinaryOp::kNotEqual: return "not_equal";
+    case BinaryOp::kLess: return "less";
+    case BinaryOp::kLessEqual: return "less_equal";
+    case BinaryOp::kGreater: return "greater";
+    case BinaryOp::kGreaterEqual: return "greater_equal";
   }
   return "unknown";
 }
@@ -107,6 +145,24 @@ void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
     // On 0/1 bytes, or is max and and is min.
     if (op == BinaryOp::kAdd) op = BinaryOp::kMaximum;
     if (op == BinaryOp::kMultiply) op = BinaryOp::kMinimum;
+  }
+  switch (op) {
+    // The caller has converted the operands of logical ops to bool, where
+    // they are the bitwise ops on 0/1 bytes.
+    case BinaryOp::kLogicalAnd: op = BinaryOp::kBitwiseAnd; break;
+    case BinaryOp::kLogicalOr: op = BinaryOp::kBitwiseOr; break;
+    case BinaryOp::kLogicalXor: op = BinaryOp::kBitwiseXor; break;
+    case BinaryOp::kFloorDivide:
+    case BinaryOp::kRemainder:
+    case BinaryOp::kPower:
+      return ScalarBinaryRow(op, dtype, a, a_stride, b, b_stride, out,
+                             out_stride, n);
+    default:
+      if (IsComparison(op)) {
+        return ScalarBinaryRow(op, dtype, a, a_stride, b, b_stride, out,
+                               out_stride, n);
+      }
+      break;
   }
   HWY_DYNAMIC_DISPATCH(BinaryRowImpl)
   (op, dtype, a, a_stride, b, b_stride, out, out_stride, n);

@@ -12,10 +12,20 @@
 //     contiguous;
 //   * generic: anything else, one element at a time.
 //
-// Contract: all three operands have dtype `dtype`; `out` may be exactly `a`
-// or `b` (same address and stride) but must not otherwise overlap them; the
-// caller has rejected operations the dtype lacks (bool subtract; divide is
-// only called for floating dtypes). Integer arithmetic wraps.
+// Contract: both inputs have dtype `dtype`; `out` has dtype `dtype` too,
+// except for comparisons (`IsComparison`), whose `out` is bool (one byte 0/1
+// per element). `out` may be exactly `a` or `b` (same address and stride) but
+// must not otherwise overlap them. The caller has rejected operations the
+// dtype lacks (bool subtract; divide only for floats; floor_divide,
+// remainder and power not for bool; bitwise ops only for integers and bool;
+// logical ops only for bool, to which the caller converts) and negative
+// integer exponents of power. Integer arithmetic wraps; integer floor_divide
+// and remainder by zero give 0, as NumPy's do.
+//
+// Add, subtract, multiply, divide, maximum, minimum, fmax, fmin and the
+// bitwise ops have Highway kernels (binary-inl.h); floor_divide, remainder,
+// power and the comparisons are plain C++ loops (binary_scalar.cc) that the
+// compiler vectorises where it can.
 
 #ifndef TESSERA_TENSOR_KERNELS_BINARY_H_
 #define TESSERA_TENSOR_KERNELS_BINARY_H_
@@ -33,7 +43,35 @@ enum class BinaryOp : uint8_t {
   kDivide,
   kMaximum,  // NaN-propagating, as np.maximum
   kMinimum,  // NaN-propagating, as np.minimum
+  kFloorDivide,
+  kRemainder,  // sign of the divisor, as np.remainder (Python's %)
+  kPower,
+  kFmax,  // NaN-ignoring: the other operand unless both are NaN
+  kFmin,
+  kBitwiseAnd,
+  kBitwiseOr,
+  kBitwiseXor,
+  kLogicalAnd,  // bool operands only (the caller converts)
+  kLogicalOr,
+  kLogicalXor,
+  // Comparisons: bool output.
+  kEqual,
+  kNotEqual,
+  kLess,
+  kLessEqual,
+  kGreater,
+  kGreaterEqual,
 };
+
+inline bool IsComparison(BinaryOp op) {
+  return op >= BinaryOp::kEqual && op <= BinaryOp::kGreaterEqual;
+}
+inline bool IsBitwise(BinaryOp op) {
+  return op >= BinaryOp::kBitwiseAnd && op <= BinaryOp::kBitwiseXor;
+}
+inline bool IsLogical(BinaryOp op) {
+  return op >= BinaryOp::kLogicalAnd && op <= BinaryOp::kLogicalXor;
+}
 
 // NumPy's ufunc name ("add", "maximum", ...).
 const char* BinaryOpName(BinaryOp op);
@@ -43,6 +81,12 @@ namespace kernels {
 void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                const void* b, int64_t b_stride, void* out, int64_t out_stride,
                int64_t n);
+
+// The plain C++ row loop of floor_divide, remainder, power and the
+// comparisons (BinaryRow calls it; exposed for the kernel tests).
+void ScalarBinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
+                     const void* b, int64_t b_stride, void* out,
+                     int64_t out_stride, int64_t n);
 
 }  // namespace kernels
 }  // namespace tessera

@@ -44,6 +44,9 @@ T Reference(BinaryOp op, T a, T b) {
       case BinaryOp::kMinimum:
         return (a != a || b != b) ? std::numeric_limits<T>::quiet_NaN()
                                   : std::fmin(a, b);
+      case BinaryOp::kFmax: return std::fmax(a, b);
+      case BinaryOp::kFmin: return std::fmin(a, b);
+      default: break;
     }
   } else {
     // Two's-complement wrap: compute modulo 2^64, keep the low bits.
@@ -55,6 +58,12 @@ T Reference(BinaryOp op, T a, T b) {
       case BinaryOp::kDivide: break;
       case BinaryOp::kMaximum: return a < b ? b : a;
       case BinaryOp::kMinimum: return b < a ? b : a;
+      case BinaryOp::kFmax: return a < b ? b : a;
+      case BinaryOp::kFmin: return b < a ? b : a;
+      case BinaryOp::kBitwiseAnd: return static_cast<T>(ua & ub);
+      case BinaryOp::kBitwiseOr: return static_cast<T>(ua | ub);
+      case BinaryOp::kBitwiseXor: return static_cast<T>(ua ^ ub);
+      default: break;
     }
   }
   return T();
@@ -149,12 +158,36 @@ void CheckAllOps(std::mt19937_64& rng) {
   CheckOp<T>(BinaryOp::kMultiply, rng);
   CheckOp<T>(BinaryOp::kMaximum, rng);
   CheckOp<T>(BinaryOp::kMinimum, rng);
+  CheckOp<T>(BinaryOp::kFmax, rng);
+  CheckOp<T>(BinaryOp::kFmin, rng);
   if constexpr (std::is_floating_point<T>::value) {
     CheckOp<T>(BinaryOp::kDivide, rng);
+  } else {
+    CheckOp<T>(BinaryOp::kBitwiseAnd, rng);
+    CheckOp<T>(BinaryOp::kBitwiseOr, rng);
+    CheckOp<T>(BinaryOp::kBitwiseXor, rng);
   }
 }
 
 }  // namespace
+
+// fmax/fmin return the other operand of a NaN lane, in every lane position.
+void TestFmaxFminIgnoreNaNInEveryLane() {
+  const size_t n = 37;
+  for (size_t nan_at = 0; nan_at < n; nan_at += 3) {
+    std::vector<double> a(n, 1.0), b(n, 2.0), out(n);
+    a[nan_at] = std::numeric_limits<double>::quiet_NaN();
+    auto bytes = [](auto& v) { return reinterpret_cast<char*>(v.data()); };
+    BinaryRowImpl(BinaryOp::kFmax, DType::kFloat64, bytes(a), 8, bytes(b), 8,
+                  bytes(out), 8, n);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 2.0) << "fmax i=" << i;
+    BinaryRowImpl(BinaryOp::kFmin, DType::kFloat64, bytes(b), 8, bytes(a), 8,
+                  bytes(out), 8, n);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(out[i], i == nan_at ? 2.0 : 1.0) << "fmin i=" << i;
+    }
+  }
+}
 
 void TestBinaryKernelsMatchScalarReference() {
   std::mt19937_64 rng(12345);
@@ -206,6 +239,97 @@ HWY_BEFORE_TEST(BinaryKernelTest);
 HWY_EXPORT_AND_TEST_P(BinaryKernelTest, TestBinaryKernelsMatchScalarReference);
 HWY_EXPORT_AND_TEST_P(BinaryKernelTest,
                       TestMaximumMinimumPropagateNaNInEveryLane);
+HWY_EXPORT_AND_TEST_P(BinaryKernelTest, TestFmaxFminIgnoreNaNInEveryLane);
+
+// Integer floor_divide/remainder/power and every comparison of the plain
+// C++ loops against references computed in 128-bit arithmetic.
+template <typename T>
+void CheckScalarOps(std::mt19937_64& rng) {
+  const size_t n = 67;
+  std::vector<T> a(n), b(n), out(n), wide(2 * n);
+  std::vector<uint8_t> flags(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = static_cast<T>(rng());
+    // Small divisors and exponents, some zero, some -1 (min / -1 wraps).
+    b[i] = static_cast<T>(static_cast<int64_t>(rng() % 9) - 4);
+    if (std::is_unsigned<T>::value) b[i] = static_cast<T>(rng() % 5);
+    if (i % 11 == 0) a[i] = std::numeric_limits<T>::min();
+  }
+  auto bytes = [](auto& v) { return reinterpret_cast<char*>(v.data()); };
+  const int64_t k = sizeof(T);
+  using I = __int128;
+  auto wrap = [](I v) { return static_cast<T>(static_cast<uint64_t>(v)); };
+  for (BinaryOp op : {BinaryOp::kFloorDivide, BinaryOp::kRemainder}) {
+    // Strided output exercises the generic loop, contiguous the fast one.
+    for (int64_t so : {k, 2 * k}) {
+      char* o = so == k ? bytes(out) : bytes(wide);
+      BinaryRow(op, kDTypeOf<T>, bytes(a), k, bytes(b), k, o, so, n);
+      for (size_t i = 0; i < n; ++i) {
+        const I x = a[i], y = b[i];
+        I q = 0, r = 0;
+        if (y != 0) {
+          q = x / y;
+          if (q * y != x && ((x < 0) != (y < 0))) --q;
+          r = x - q * y;
+        }
+        T got;
+        std::memcpy(&got, o + i * so, sizeof(T));
+        ASSERT_EQ(got, wrap(op == BinaryOp::kFloorDivide ? q : r))
+            << BinaryOpName(op) << " " << +a[i] << ", " << +b[i];
+      }
+    }
+  }
+  for (size_t i = 0; i < n; ++i) b[i] = static_cast<T>(rng() % 7);
+  BinaryRow(BinaryOp::kPower, kDTypeOf<T>, bytes(a), k, bytes(b), k,
+            bytes(out), k, n);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t p = 1;
+    for (T e = 0; e < b[i]; ++e) p *= static_cast<uint64_t>(a[i]);
+    ASSERT_EQ(out[i], static_cast<T>(p)) << +a[i] << " ** " << +b[i];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (i % 3 == 0) b[i] = a[i];  // some equal pairs
+  }
+  const BinaryOp comparisons[] = {BinaryOp::kEqual, BinaryOp::kNotEqual,
+                                  BinaryOp::kLess,  BinaryOp::kLessEqual,
+                                  BinaryOp::kGreater, BinaryOp::kGreaterEqual};
+  for (size_t c = 0; c < 6; ++c) {
+    const BinaryOp op = comparisons[c];
+    BinaryRow(op, kDTypeOf<T>, bytes(a), k, bytes(b), 0, bytes(flags), 1, n);
+    for (size_t i = 0; i < n; ++i) {
+      const T x = a[i], y = b[0];
+      const bool expected[] = {x == y, x != y, x < y, x <= y, x > y, x >= y};
+      ASSERT_EQ(flags[i], expected[c] ? 1 : 0)
+          << BinaryOpName(op) << " " << +x << ", " << +y;
+    }
+  }
+}
+
+TEST(ScalarBinaryRowTest, IntegerOpsAndComparisonsMatchWideReference) {
+  std::mt19937_64 rng(99);
+  CheckScalarOps<int8_t>(rng);
+  CheckScalarOps<int16_t>(rng);
+  CheckScalarOps<int32_t>(rng);
+  CheckScalarOps<int64_t>(rng);
+  CheckScalarOps<uint8_t>(rng);
+  CheckScalarOps<uint16_t>(rng);
+  CheckScalarOps<uint32_t>(rng);
+  CheckScalarOps<uint64_t>(rng);
+}
+
+TEST(ScalarBinaryRowTest, FloatComparisonsWithNaNAreFalseButNotEqual) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double a[3] = {nan, 1.0, nan};
+  const double b[3] = {1.0, nan, nan};
+  uint8_t out[3];
+  for (BinaryOp op : {BinaryOp::kEqual, BinaryOp::kLess, BinaryOp::kLessEqual,
+                      BinaryOp::kGreater, BinaryOp::kGreaterEqual}) {
+    BinaryRow(op, DType::kFloat64, a, 8, b, 8, out, 1, 3);
+    EXPECT_EQ(out[0] + out[1] + out[2], 0) << BinaryOpName(op);
+  }
+  BinaryRow(BinaryOp::kNotEqual, DType::kFloat64, a, 8, b, 8, out, 1, 3);
+  EXPECT_EQ(out[0] + out[1] + out[2], 3);
+}
 
 // The public entry point maps bool add/multiply to or/and.
 TEST(BinaryRowTest, BoolAddIsOrAndMultiplyIsAnd) {
