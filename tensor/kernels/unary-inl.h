@@ -1,0 +1,355 @@
+// Copyright 2026 The Tessera Authors.
+//
+// Per-target code of the elementwise unary kernels (see unary.h). Included
+// once per SIMD target through hwy/foreach_target.h, hence the toggling
+// include guard.
+//
+// Each operation is a struct with a scalar form and, for the lane types it
+// vectorises (`kVector<T>`), a vector form:
+//   * exact operations give bit-identical results in both forms (the tests
+//     check it on every target);
+//   * the contrib/math functions declare `InRange`: a vector with any lane
+//     outside it (inf, NaN, overflow, log of zero or a negative) takes the
+//     scalar std:: form for all of its lanes, so special values are C's.
+//
+// Tails never touch memory past `n` elements: the last n % Lanes elements go
+// through the scalar form (Highway 1.0.3 has no LoadN, and its MaskedLoad
+// may read a whole vector).
+
+#if defined(TESSERA_TENSOR_KERNELS_UNARY_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TESSERA_TENSOR_KERNELS_UNARY_INL_H_
+#undef TESSERA_TENSOR_KERNELS_UNARY_INL_H_
+#else
+#define TESSERA_TENSOR_KERNELS_UNARY_INL_H_
+#endif
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+#include "tensor/dtype.h"
+#include "tensor/kernels/unary.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera {
+namespace kernels {
+namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+// This target's row kernel for every non-predicate op and dtype (defined in
+// unary.cc). Tests call it per target.
+void UnaryRowImpl(UnaryOp op, DType dtype, const void* in, int64_t si,
+                  void* out, int64_t so, int64_t n);
+
+template <typename T>
+constexpr bool kUnaryIsFloat = std::is_floating_point<T>::value;
+
+// Wider unsigned type for wrapping integer arithmetic.
+template <typename T>
+using UnaryWrapType = std::conditional_t<(sizeof(T) < 4), uint32_t,
+                                         std::make_unsigned_t<T>>;
+
+// Ops without a range restriction.
+struct NoRange {
+  static constexpr bool kChecksRange = false;
+};
+
+struct NegativeOp : NoRange {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T x) {
+    if constexpr (kUnaryIsFloat<T>) {
+      return -x;
+    } else {
+      using W = UnaryWrapType<T>;
+      return static_cast<T>(static_cast<W>(W(0) - static_cast<W>(x)));
+    }
+  }
+  template <class D, class V>
+  static V Vector(D d, V x) {
+    if constexpr (kUnaryIsFloat<hn::TFromD<D>>) {
+      return hn::Neg(x);  // flips the sign bit: -0.0 for 0.0, as NumPy
+    } else {
+      return hn::Sub(hn::Zero(d), x);
+    }
+  }
+};
+
+struct AbsOp : NoRange {
+  // Signed lanes up to 32 bits take max(x, 0 - x), which wraps -min to min
+  // as NumPy does; 64-bit signed lanes use the scalar form.
+  template <typename T>
+  static constexpr bool kVector =
+      kUnaryIsFloat<T> || std::is_unsigned<T>::value || sizeof(T) <= 4;
+  template <typename T>
+  static T Scalar(T x) {
+    if constexpr (kUnaryIsFloat<T>) {
+      return std::fabs(x);
+    } else if constexpr (std::is_unsigned<T>::value) {
+      return x;
+    } else {
+      return x < 0 ? NegativeOp::Scalar<T>(x) : x;
+    }
+  }
+  template <class D, class V>
+  static V Vector(D d, V x) {
+    using T = hn::TFromD<D>;
+    if constexpr (kUnaryIsFloat<T>) {
+      return hn::Abs(x);
+    } else if constexpr (std::is_unsigned<T>::value) {
+      return x;
+    } else {
+      return hn::Max(x, hn::Sub(hn::Zero(d), x));
+    }
+  }
+};
+
+struct SignOp : NoRange {
+  // Highway 1.0.3 compares unsigned lanes on few targets: those, and 64-bit
+  // integers, use the scalar form.
+  template <typename T>
+  static constexpr bool kVector =
+      kUnaryIsFloat<T> || (std::is_signed<T>::value && sizeof(T) <= 4);
+  template <typename T>
+  static T Scalar(T x) {
+    if constexpr (kUnaryIsFloat<T>) {
+      if (std::isnan(x)) return x;
+    }
+    if (x > T(0)) return T(1);
+    if constexpr (std::is_signed<T>::value) {
+      if (x < T(0)) return T(-1);
+    }
+    return T(0);  // +0 for -0.0 too, as NumPy
+  }
+  template <class D, class V>
+  static V Vector(D d, V x) {
+    using T = hn::TFromD<D>;
+    const V zero = hn::Zero(d);
+    V r = hn::IfThenElse(hn::Lt(x, zero), hn::Set(d, T(-1)), zero);
+    r = hn::IfThenElse(hn::Gt(x, zero), hn::Set(d, T(1)), r);
+    if constexpr (kUnaryIsFloat<T>) r = hn::IfThenElse(hn::IsNaN(x), x, r);
+    return r;
+  }
+};
+
+struct SquareOp : NoRange {
+  // Highway 1.0.3 multiplies 16- and 32-bit integer lanes and floats on
+  // every target.
+  template <typename T>
+  static constexpr bool kVector =
+      kUnaryIsFloat<T> || sizeof(T) == 2 || sizeof(T) == 4;
+  template <typename T>
+  static T Scalar(T x) {
+    if constexpr (kUnaryIsFloat<T>) {
+      return x * x;
+    } else {
+      using W = UnaryWrapType<T>;
+      return static_cast<T>(static_cast<W>(static_cast<W>(x) *
+                                           static_cast<W>(x)));
+    }
+  }
+  template <class D, class V>
+  static V Vector(D, V x) {
+    return hn::Mul(x, x);
+  }
+};
+
+// Float-only exact functions.
+struct SqrtOp : NoRange {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T x) {
+    return std::sqrt(x);
+  }
+  template <class D, class V>
+  static V Vector(D, V x) {
+    return hn::Sqrt(x);
+  }
+};
+
+struct FloorOp : NoRange {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T x) {
+    return std::floor(x);
+  }
+  template <class D, class V>
+  static V Vector(D, V x) {
+    // The result has x's sign (floor(-0.0) and ceil(-0.5) are -0.0); the
+    // emulated rounding of targets without roundps loses it.
+    return hn::CopySign(hn::Floor(x), x);
+  }
+};
+
+struct CeilOp : NoRange {
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T x) {
+    return std::ceil(x);
+  }
+  template <class D, class V>
+  static V Vector(D, V x) {
+    // The result has x's sign (floor(-0.0) and ceil(-0.5) are -0.0); the
+    // emulated rounding of targets without roundps loses it.
+    return hn::CopySign(hn::Ceil(x), x);
+  }
+};
+
+// contrib/math functions: `InRange` is the domain Highway documents for
+// them, written so that NaN fails it.
+struct ExpOp {
+  static constexpr bool kChecksRange = true;
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T x) {
+    return std::exp(x);
+  }
+  template <class D, class V>
+  static auto InRange(D d, V x) {
+    using T = hn::TFromD<D>;
+    const T top = sizeof(T) == 4 ? T(104) : T(706);
+    return hn::And(hn::Le(x, hn::Set(d, top)),
+                   hn::Ge(x, hn::Set(d, std::numeric_limits<T>::lowest())));
+  }
+  template <class D, class V>
+  static V Vector(D d, V x) {
+    return hn::Exp(d, x);
+  }
+};
+
+struct LogOp {
+  static constexpr bool kChecksRange = true;
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T x) {
+    return std::log(x);
+  }
+  template <class D, class V>
+  static auto InRange(D d, V x) {
+    using T = hn::TFromD<D>;
+    return hn::And(hn::Ge(x, hn::Set(d, std::numeric_limits<T>::min())),
+                   hn::Le(x, hn::Set(d, std::numeric_limits<T>::max())));
+  }
+  template <class D, class V>
+  static V Vector(D d, V x) {
+    return hn::Log(d, x);
+  }
+};
+
+struct SinOp {
+  static constexpr bool kChecksRange = true;
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T x) {
+    return std::sin(x);
+  }
+  template <class D, class V>
+  static auto InRange(D d, V x) {
+    return hn::Le(hn::Abs(x), hn::Set(d, hn::TFromD<D>(39000)));
+  }
+  template <class D, class V>
+  static V Vector(D d, V x) {
+    return hn::Sin(d, x);
+  }
+};
+
+struct CosOp {
+  static constexpr bool kChecksRange = true;
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T x) {
+    return std::cos(x);
+  }
+  template <class D, class V>
+  static auto InRange(D d, V x) {
+    return hn::Le(hn::Abs(x), hn::Set(d, hn::TFromD<D>(39000)));
+  }
+  template <class D, class V>
+  static V Vector(D d, V x) {
+    return hn::Cos(d, x);
+  }
+};
+
+struct TanhOp {
+  static constexpr bool kChecksRange = true;
+  template <typename T>
+  static constexpr bool kVector = true;
+  template <typename T>
+  static T Scalar(T x) {
+    return std::tanh(x);
+  }
+  template <class D, class V>
+  static auto InRange(D d, V x) {
+    using T = hn::TFromD<D>;
+    return hn::Le(hn::Abs(x), hn::Set(d, std::numeric_limits<T>::max()));
+  }
+  template <class D, class V>
+  static V Vector(D d, V x) {
+    return hn::Tanh(d, x);
+  }
+};
+
+// out[i] = op(in[i]) for contiguous arrays; `out` may equal `in`.
+template <class Op, typename T>
+HWY_NOINLINE void UnaryContiguous(const T* in, T* out, size_t n) {
+  size_t i = 0;
+  if constexpr (Op::template kVector<T>) {
+    const hn::ScalableTag<T> d;
+    const size_t N = hn::Lanes(d);
+    if (n >= N) {
+      for (; i <= n - N; i += N) {
+        const auto v = hn::LoadU(d, in + i);
+        if constexpr (Op::kChecksRange) {
+          if (HWY_UNLIKELY(!hn::AllTrue(d, Op::InRange(d, v)))) {
+            for (size_t j = i; j < i + N; ++j) {
+              out[j] = Op::template Scalar<T>(in[j]);
+            }
+            continue;
+          }
+        }
+        hn::StoreU(Op::Vector(d, v), d, out + i);
+      }
+    }
+  }
+  for (; i < n; ++i) out[i] = Op::template Scalar<T>(in[i]);
+}
+
+// The row kernel: contiguous and aligned rows take the vector path.
+template <class Op, typename T>
+void UnaryRowT(const char* in, int64_t si, char* out, int64_t so, int64_t n) {
+  constexpr int64_t kSize = sizeof(T);
+  const bool aligned = ((reinterpret_cast<uintptr_t>(in) |
+                         reinterpret_cast<uintptr_t>(out)) %
+                        alignof(T)) == 0;
+  if (aligned && si == kSize && so == kSize) {
+    UnaryContiguous<Op, T>(reinterpret_cast<const T*>(in),
+                           reinterpret_cast<T*>(out), static_cast<size_t>(n));
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    T v;
+    std::memcpy(&v, in + i * si, sizeof(T));
+    v = Op::template Scalar<T>(v);
+    std::memcpy(out + i * so, &v, sizeof(T));
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kernels
+}  // namespace tessera
+HWY_AFTER_NAMESPACE();
+
+#endif  // TESSERA_TENSOR_KERNELS_UNARY_INL_H_
