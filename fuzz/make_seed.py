@@ -533,11 +533,447 @@ def size_class_pool_seeds():
     return seeds
 
 
+# ---- fuzz/tensor/tensor_fuzzer.cc ----
+
+class TensorProgram:
+    """Encoder for the tensor harness's input language. Tracks each slot's
+    ndim, because axis operands are read in ranges that depend on it."""
+
+    (NEW, SLICE, TRANSPOSE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE, BINARY,
+     REDUCE, NUM_OPS) = range(9)
+    (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT32,
+     FLOAT64) = range(11)
+    ADD, SUBTRACT, MULTIPLY, DIVIDE, MAXIMUM, MINIMUM = range(6)
+    SUM, MIN, MAX, MEAN = range(4)
+    NAN, INF, NEG_INF, NEG_ZERO = 0xC0, 0xC1, 0xC2, 0xC3
+    MIN_INT, MAX_INT, MIN_INT_PLUS_1, MAX_INT_MINUS_1 = 0xE0, 0xE1, 0xE2, 0xE3
+
+    def __init__(self):
+        self.ndim = [None, None, None]  # None: empty slot (becomes 0-d)
+        self.out = b""
+
+    @staticmethod
+    def small(v):
+        """The value byte of a small number -8..8."""
+        return v + 8
+
+    @staticmethod
+    def quarter(v):
+        """The value byte of v / 4 for a float slot (v in -8..8)."""
+        return next(b for b in range(224, 256) if b % 17 == v + 8)
+
+    def _op(self, code):
+        self.out += in_range(code, 0, self.NUM_OPS - 1)
+
+    def _filled(self, slot):
+        if self.ndim[slot] is None:
+            self.ndim[slot] = 0
+        self.out += bytes([slot])
+        return self.ndim[slot]
+
+    def new(self, slot, dtype, shape, values):
+        self._op(self.NEW)
+        self.out += bytes([slot, dtype, len(shape)]) + bytes(shape)
+        count = 1
+        for d in shape:
+            count *= d
+        values = list(values)
+        self.out += bytes(values[i % len(values)] if values else 0
+                          for i in range(count))
+        self.ndim[slot] = len(shape)
+        return self
+
+    def slice(self, slot, axis, start=None, stop=None, step=1, ok=True):
+        self._op(self.SLICE)
+        n = self._filled(slot)
+        bound = lambda v: in_range(16 if v is None else v + 8, 0, 16)
+        self.out += in_range(axis, -n - 1, n) + bound(start) + bound(stop) + \
+            in_range(step, -3, 3)
+        return self
+
+    def transpose(self, slot, swaps=(), broken=False):
+        """swaps[j] for k = n-1 down to 1 (Fisher-Yates picks)."""
+        self._op(self.TRANSPOSE)
+        n = self._filled(slot)
+        picks = list(swaps) + [0] * (n - 1 - len(swaps))
+        for k, j in zip(range(n - 1, 0, -1), picks):
+            self.out += in_range(j, 0, k)
+        if n >= 2:
+            self.out += bytes([0 if broken else 1])
+        return self
+
+    def broadcast_to(self, slot, extra=(), choices=None):
+        """choices per axis: 0 keep, 5 -> 1, 6 -> 2, 7 -> extent + 1."""
+        self._op(self.BROADCAST_TO)
+        n = self._filled(slot)
+        self.out += bytes([len(extra)]) + bytes(extra)
+        self.out += bytes(choices if choices is not None else [0] * n)
+        self.ndim[slot] = n + len(extra)
+        return self
+
+    def expand_dims(self, slot, axis):
+        self._op(self.EXPAND_DIMS)
+        n = self._filled(slot)
+        self.out += in_range(axis, -n - 2, n + 1)
+        if -n - 1 <= axis <= n:
+            self.ndim[slot] = n + 1
+        return self
+
+    def squeeze(self, slot, axis=None, new_ndim=None):
+        self._op(self.SQUEEZE)
+        n = self._filled(slot)
+        self.out += in_range(n + 1 if axis is None else axis, -n - 1, n + 1)
+        if new_ndim is not None:
+            self.ndim[slot] = new_ndim
+        return self
+
+    def binary(self, op, x, y, out, result_ndim=None):
+        self._op(self.BINARY)
+        self.out += bytes([op])
+        nx = self._filled(x)
+        ny = self._filled(y)
+        self.out += bytes([out])
+        if result_ndim is not None:
+            self.ndim[out] = result_ndim
+        elif nx is not None and ny is not None:
+            self.ndim[out] = max(nx, ny)
+        return self
+
+    def reduce(self, op, slot, axis=None, keepdims=False, out=2, ok=True):
+        self._op(self.REDUCE)
+        self.out += bytes([op])
+        n = self._filled(slot)
+        self.out += in_range(n + 1 if axis is None else axis, -n - 1, n + 1)
+        self.out += bytes([int(keepdims), out])
+        if ok:
+            self.ndim[out] = n if keepdims else (0 if axis is None else n - 1)
+        return self
+
+
+def tensor_seeds():
+    T = TensorProgram
+    seeds = {}
+    ints = [T.small(v) for v in (-3, 5, 0, 7, -8, 2)] + [T.MAX_INT, T.MIN_INT]
+    floats = [T.small(3), T.quarter(-5), T.small(0), T.small(-2), T.quarter(6)]
+
+    p = T()
+    p.new(0, T.INT8, [2, 4], ints).new(1, T.UINT8, [4], ints)
+    for op in range(6):
+        p.binary(op, 0, 1, 2)
+    p.new(0, T.FLOAT32, [3, 1], floats).new(1, T.INT16, [1, 4], ints)
+    for op in range(6):
+        p.binary(op, 0, 1, 2)
+    p.new(0, T.BOOL, [5], [1, 0, 1]).new(1, T.BOOL, [5], [0, 0, 1, 1])
+    for op in range(6):
+        p.binary(op, 0, 1, 2, result_ndim=1)  # subtract: error
+    seeds["binary_ops"] = p.out
+
+    p = T()
+    for a in range(11):
+        p.new(0, a, [3], ints if a < 9 else floats)
+        p.new(1, (a * 4 + 3) % 11, [2, 1], ints if (a * 4 + 3) % 11 < 9 else floats)
+        p.binary(T.ADD, 0, 1, 2)
+        p.binary(T.DIVIDE, 1, 0, 2)
+    p.new(0, T.UINT64, [2], [T.MAX_INT, T.small(1)]).new(1, T.INT64, [2], [T.MIN_INT])
+    p.binary(T.MULTIPLY, 0, 1, 2).binary(T.MAXIMUM, 0, 1, 2)
+    p.new(0, T.INT32, [4], [T.MAX_INT, T.MIN_INT_PLUS_1]).new(1, T.INT32, [4], [T.MAX_INT_MINUS_1])
+    p.binary(T.ADD, 0, 1, 2).binary(T.SUBTRACT, 1, 0, 2).binary(T.MULTIPLY, 0, 0, 2)
+    seeds["promotion_and_wrap"] = p.out
+
+    p = T()
+    p.new(0, T.FLOAT64, [4, 5], floats + [T.small(4)])
+    p.slice(0, 1, start=None, stop=None, step=-1)
+    p.slice(0, -2, start=3, stop=0, step=-2)
+    p.slice(0, 0, start=-7, stop=7, step=3)
+    p.slice(0, 1, start=1, stop=1, step=1)  # zero-length axis
+    p.slice(0, 2, step=1)                    # axis out of range
+    p.slice(0, 0, step=0)                    # step 0
+    p.new(1, T.INT16, [2, 3, 4], ints)
+    p.transpose(1, swaps=[1, 0])
+    p.transpose(1, broken=True)
+    p.slice(1, 2, start=-1, stop=None, step=-3)
+    p.binary(T.ADD, 1, 1, 2)
+    p.new(0, T.UINT32, [3, 1], ints)
+    p.broadcast_to(0, extra=[2], choices=[0, 6])
+    p.broadcast_to(0, extra=[], choices=[0, 7, 0])   # bad extent: error
+    p.expand_dims(0, 1).expand_dims(0, -1).expand_dims(0, 6)
+    p.squeeze(0, axis=1, new_ndim=4).squeeze(0, axis=0).squeeze(0, new_ndim=2)
+    p.binary(T.MULTIPLY, 0, 1, 2, result_ndim=3)
+    seeds["views"] = p.out
+
+    p = T()
+    p.new(0, T.FLOAT32, [3, 4, 2], floats)
+    for r in range(4):
+        for axis in (None, 0, 1, -1):
+            p.reduce(r, 0, axis=axis, keepdims=(axis == 1), out=2)
+    p.reduce(T.SUM, 0, axis=3, ok=False).reduce(T.MAX, 0, axis=-4, ok=False)
+    p.new(1, T.INT8, [4, 3], ints)
+    for r in range(4):
+        p.reduce(r, 1, axis=0, out=2).reduce(r, 1, axis=None, keepdims=True, out=2)
+    p.new(1, T.UINT16, [5], ints).reduce(T.SUM, 1, axis=0).reduce(T.MEAN, 1)
+    p.new(1, T.BOOL, [2, 3], [1, 0, 1, 1]).reduce(T.SUM, 1, axis=1)
+    p.reduce(T.MIN, 1).reduce(T.MEAN, 1, axis=0)
+    p.new(1, T.INT64, [3], [T.MAX_INT, T.small(1), T.MIN_INT]).reduce(T.SUM, 1)
+    p.new(0, T.INT32, [], [T.small(5)]).reduce(T.MAX, 0).reduce(T.SUM, 0, axis=0, ok=False)
+    seeds["reductions"] = p.out
+
+    p = T()
+    p.new(0, T.FLOAT64, [1, 0], []).new(1, T.INT32, [0, 1], [])
+    p.binary(T.ADD, 0, 1, 2)
+    p.new(1, T.INT32, [3, 1], ints).binary(T.MAXIMUM, 0, 1, 2)
+    p.new(1, T.INT32, [3, 2], ints).binary(T.MINIMUM, 0, 1, 2, result_ndim=2)  # error
+    p.new(0, T.FLOAT32, [0, 3], [])
+    for r in range(4):
+        p.reduce(r, 0, axis=0, out=2, ok=r in (T.SUM, T.MEAN))
+        p.reduce(r, 0, axis=1, out=2)
+    p.new(0, T.INT8, [3, 0], []).reduce(T.MIN, 0, axis=0).reduce(T.MAX, 0, ok=False)
+    p.reduce(T.SUM, 0).reduce(T.MEAN, 0, axis=1)
+    p.new(0, T.UINT8, [0], []).slice(0, 0, step=-1).broadcast_to(0, extra=[3])
+    seeds["zero_length"] = p.out
+
+    p = T()
+    specials = [T.NAN, T.small(1), T.INF, T.NEG_INF, T.NEG_ZERO, T.small(-1)]
+    p.new(0, T.FLOAT64, [2, 3], specials).new(1, T.FLOAT32, [3], [T.INF, T.NEG_ZERO, T.small(0)])
+    for op in range(6):
+        p.binary(op, 0, 1, 2)
+    for r in range(4):
+        p.reduce(r, 0, axis=1, out=2).reduce(r, 1, out=2)
+    p.new(1, T.INT64, [3], [T.small(0), T.small(2), T.small(-2)])
+    p.binary(T.DIVIDE, 1, 1, 2).binary(T.DIVIDE, 0, 1, 2)
+    seeds["nan_inf"] = p.out
+    return seeds
+
+
+# ---- alloc/pool/buffer_cache_fuzzer.cc ----
+
+class Cache:
+    """Encoder for the BufferCache harness's input language."""
+
+    (ALLOCATE, ALLOCATE_ZEROED, ALLOCATE_CHECKED, DEALLOCATE,
+     DEALLOCATE_CHECKED, REALLOCATE, REALLOCATE_CHECKED, RELEASE, DOUBLE_FREE,
+     FOREIGN, SIZE_MISMATCH, BAD_REQUEST, VERIFY_ALL, NUM_OPS) = range(14)
+    # Misuse routes: checked free, checked realloc, hot free, hot realloc.
+    FREE_CHECKED, REALLOC_CHECKED, FREE_HOT, REALLOC_HOT = range(4)
+
+    def __init__(self, min_log2=0, budget=3, per_class=2, huge_pages=False,
+                 bad_min=0):
+        """min_buffer_bytes 4096 << min_log2; budget index into
+        {0, 64K, 256K, 1M, 4M, 16M}; per_class 0..7 buffers."""
+        self.min = 4096 << min_log2
+        self.out = bytes([min_log2 | (budget << 2) | (per_class << 5),
+                          int(huge_pages) | (bad_min << 1)])
+
+    def op(self, code):
+        self.out += in_range(code, 0, self.NUM_OPS - 1)
+        return self
+
+    def size(self, n):
+        """Small (< min), near the threshold, large (<= 8 min) or huge."""
+        if n < self.min:
+            self.out += bytes([0]) + in_range(n, 0, self.min - 1)
+        elif n - self.min < 128:
+            self.out += bytes([3]) + in_range(n - self.min + 128, 0, 255)
+        elif n <= 8 * self.min:
+            self.out += bytes([4]) + in_range(n, self.min, 8 * self.min)
+        else:
+            self.out += bytes([7]) + in_range(n, self.min, (5 << 20) // 2)
+        return self
+
+    def alloc(self, n, a=None, code=0, checked=False):
+        self.op(code)
+        if code == self.ALLOCATE_ZEROED:
+            self.out += bytes([int(checked)])
+        self.size(n)
+        self.out += bytes([0 if a is None else a.bit_length()])
+        return self
+
+    def free(self, block, checked=False):
+        self.op(self.DEALLOCATE_CHECKED if checked else self.DEALLOCATE)
+        self.out += bytes([block])
+        return self
+
+    def realloc(self, block, n, checked=False):
+        self.op(self.REALLOCATE_CHECKED if checked else self.REALLOCATE)
+        self.out += bytes([block])
+        return self.size(n)
+
+    def release(self):
+        return self.op(self.RELEASE)
+
+    def double_free(self, pick, route):
+        self.op(self.DOUBLE_FREE)
+        self.out += bytes([pick, route])
+        return self
+
+    def foreign(self, route, interior_block=None):
+        self.op(self.FOREIGN)
+        if interior_block is None:
+            self.out += bytes([0, route])
+        else:
+            self.out += bytes([1, interior_block, route])
+        return self
+
+    def size_mismatch(self, block, route, by_size=True, extra=7):
+        self.op(self.SIZE_MISMATCH)
+        self.out += bytes([block, int(by_size)])
+        if by_size:
+            self.out += bytes([extra])
+        self.out += bytes([route])
+        return self
+
+    def bad_request(self, variant, checked):
+        self.op(self.BAD_REQUEST)
+        self.out += bytes([variant, int(checked)])
+        return self
+
+    def verify(self):
+        return self.op(self.VERIFY_ALL)
+
+
+def buffer_cache_seeds():
+    C = Cache
+    seeds = {}
+    c = C(min_log2=0, budget=3, per_class=2)
+    for n in (100, 4096, 5000, 20000, 20000, 4095, 0):
+        c.alloc(n)
+    c.alloc(9000, 8192).alloc(70000, None, C.ALLOCATE_ZEROED, True)
+    c.free(1).free(2, True).alloc(4096).alloc(5000, None, C.ALLOCATE_ZEROED)
+    c.free(3).free(3).alloc(20000, None, C.ALLOCATE_CHECKED)
+    c.realloc(0, 30000).realloc(1, 4100).realloc(2, 200, True).realloc(3, 60000)
+    c.release().alloc(20000).verify()
+    seeds["hits_and_misses"] = c.out
+
+    c = C(min_log2=1, budget=1, per_class=1)
+    for n in (8192, 8192, 16384, 16384, 30000, 60000, 65536):
+        c.alloc(n)
+    for _ in range(7):
+        c.free(0)
+    c.alloc(8192, 4096).alloc(16384, 65536).alloc(60000).release()
+    seeds["eviction_budget"] = c.out
+
+    c = C(min_log2=2, budget=0, per_class=0)
+    c.alloc(16384).alloc(20000).free(0).alloc(16384).realloc(0, 100).free(0)
+    seeds["no_caching"] = c.out
+
+    c = C(min_log2=0, budget=5, per_class=3, bad_min=5)
+    c.alloc(5000).alloc(9000).alloc(12000).alloc(100).free(1)
+    for route in range(4):
+        c.double_free(0, route)
+        c.foreign(route)
+        c.foreign(route, interior_block=0)
+        c.size_mismatch(0, route, by_size=True)
+        c.size_mismatch(1, route, by_size=False)
+    c.release()
+    for route in range(4):
+        c.double_free(0, route)
+    for v in range(4):
+        c.bad_request(v, True).bad_request(v, False)
+    seeds["misuse"] = c.out
+
+    c = C(min_log2=3, budget=5, per_class=4, huge_pages=True)
+    c.alloc(2 << 20).alloc((5 << 20) // 2).free(0).alloc(2 << 20)
+    c.alloc(2 << 20, None, C.ALLOCATE_ZEROED).realloc(0, (9 << 20) // 4)
+    c.release()
+    seeds["huge_pages"] = c.out
+    return seeds
+
+
+# ---- alloc/pool/concurrent_pool_fuzzer.cc ----
+
+class Concurrent:
+    """Encoder for the ConcurrentPool harness's input language."""
+
+    (TAKE, RETURN, RETURN_NEWEST, TRIM, OTHER_THREAD, DOUBLE_RETURN, FOREIGN,
+     VERIFY_ALL, NUM_OPS) = range(9)
+    GROW, UPSTREAM, FAIL = 0, 1, 2
+
+    @staticmethod
+    def config(cell=16, align_log2=1, cells=8, initial=1, policy=0, cache=4,
+               checks=True, fill_slots=False, bad_small_cache=False):
+        """cell: multiple of 8 up to 256; alignment 8 << align_log2 (0..3);
+        cells per block 1..32; cache 2..17 cells."""
+        a = (cell // 8 - 1) | (align_log2 << 5)
+        b = (cells - 1) | (initial << 5) | (policy << 6)
+        c = (cache - 2) | ((not checks) << 4) | (fill_slots << 5) | \
+            (bad_small_cache << 6)
+        return bytes([a, b, c])
+
+    @staticmethod
+    def op(code):
+        return in_range(code, 0, Concurrent.NUM_OPS - 1)
+
+    @classmethod
+    def take(cls, n=1):
+        return cls.op(cls.TAKE) * n
+
+    @classmethod
+    def ret(cls, cell):
+        return cls.op(cls.RETURN) + bytes([cell])
+
+    @classmethod
+    def return_newest(cls, n):
+        return cls.op(cls.RETURN_NEWEST) + bytes([n])
+
+    @classmethod
+    def trim(cls):
+        return cls.op(cls.TRIM)
+
+    @classmethod
+    def other_thread(cls, takes, returns):
+        return cls.op(cls.OTHER_THREAD) + bytes([takes, returns])
+
+    @classmethod
+    def double_return(cls, pick):
+        return cls.op(cls.DOUBLE_RETURN) + bytes([pick])
+
+    @classmethod
+    def foreign(cls, kind, cell=0):
+        return cls.op(cls.FOREIGN) + bytes([kind]) + \
+            (bytes([cell]) if kind > 0 else b"")
+
+    @classmethod
+    def verify(cls):
+        return cls.op(cls.VERIFY_ALL)
+
+
+def concurrent_pool_seeds():
+    P = Concurrent
+    seeds = {}
+    seeds["cache_refill_and_flush"] = (
+        P.config(cell=24, cells=4, initial=0, cache=4) + P.take(10) +
+        P.ret(3) + P.return_newest(8) + P.take(5) + P.trim() + P.take(2) +
+        P.verify())
+    seeds["other_thread"] = (
+        P.config(cell=64, align_log2=3, cells=8, cache=6) + P.take(12) +
+        P.other_thread(5, 7) + P.other_thread(0, 9) + P.take(3) +
+        P.other_thread(20, 0) + P.return_newest(20) + P.trim())
+    seeds["fail_policy"] = (
+        P.config(cell=8, cells=3, initial=0, policy=P.FAIL, cache=2) +
+        P.take(8) + P.ret(0) + P.take(3) + P.other_thread(4, 2) + P.take(2))
+    seeds["upstream_overflow"] = (
+        P.config(cell=128, cells=2, initial=1, policy=P.UPSTREAM, cache=8,
+                 bad_small_cache=True) +
+        P.take(9) + P.return_newest(4) + P.take(2) + P.trim() + P.take(3))
+    seeds["misuse"] = (
+        P.config(cell=40, cells=5, cache=3) + P.take(6) + P.ret(2) + P.ret(0) +
+        P.double_return(0) + P.double_return(1) + P.foreign(0) +
+        P.foreign(1, 0) + P.foreign(2, 1) + P.trim() + P.double_return(0) +
+        P.verify())
+    seeds["depot_path_unchecked"] = (
+        P.config(cell=256, cells=4, cache=17, checks=False, fill_slots=True) +
+        P.take(9) + P.return_newest(5) + P.take(2) + P.other_thread(3, 3) +
+        P.foreign(0) + P.double_return(0) + P.trim())
+    return seeds
+
+
 HARNESSES = {
     "system_allocator": system_allocator_seeds,
     "tlsf_arena": tlsf_arena_seeds,
     "stacked_pool": stacked_pool_seeds,
     "size_class_pool": size_class_pool_seeds,
+    "tensor": tensor_seeds,
+    "buffer_cache": buffer_cache_seeds,
+    "concurrent_pool": concurrent_pool_seeds,
 }
 
 
