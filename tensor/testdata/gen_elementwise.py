@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""Prints NumPy's answers for Tessera's elementwise ufuncs.
+
+Regenerate the golden file with:
+  /usr/bin/python3 tensor/testdata/gen_elementwise.py > tensor/testdata/elementwise_table.txt
+elementwise_golden_test.cc reads it. Lines (fields separated by one space):
+
+  dtype binary <op> <a> <b> <result dtype or "error">
+  dtype unary <op> <a> <result dtype or "error">
+  value binary <op> <dtype> <x> <y> <result dtype> <result or "error">
+  value unary <op> <dtype> <x> <result dtype> <result>
+
+Result dtypes come from arrays (never scalars, so no value-based casting).
+Values are exact: integers in decimal, floats as Python's repr of the float64
+(nan, inf, -inf; float32 results widened exactly), bools as 0/1.
+"""
+import itertools
+import numpy as np
+
+NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+         "uint32", "uint64", "float32", "float64"]
+
+BINARY = ["add", "subtract", "multiply", "divide", "floor_divide",
+          "remainder", "power", "maximum", "minimum", "fmax", "fmin",
+          "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
+          "logical_or", "logical_xor", "equal", "not_equal", "less",
+          "less_equal", "greater", "greater_equal"]
+
+UNARY = ["negative", "absolute", "sign", "square", "sqrt", "exp", "log",
+         "sin", "cos", "tanh", "floor", "ceil", "isnan", "isfinite",
+         "logical_not"]
+
+# Value cases: the ops whose results depend on edge cases, over values that
+# include zero divisors, signed zeros, infinities and NaN.
+FLOAT_VALUES = [-7.0, -2.5, -0.0, 0.0, 0.5, 2.5, float("inf"),
+                float("-inf"), float("nan")]
+INT_VALUES = {
+    "int8": [-128, -7, -1, 0, 2, 127],
+    "int32": [-2147483648, -7, -1, 0, 3, 2147483647],
+    "int64": [-9223372036854775808, -7, -1, 0, 2, 9223372036854775807],
+    "uint8": [0, 1, 2, 7, 200, 255],
+    "uint64": [0, 1, 7, 18446744073709551615],
+}
+FLOAT_VALUE_OPS = ["divide", "floor_divide", "remainder", "power", "maximum",
+                   "minimum", "fmax", "fmin", "less", "not_equal"]
+INT_VALUE_OPS = ["floor_divide", "remainder", "power", "maximum",
+                 "bitwise_and", "bitwise_xor"]
+UNARY_FLOAT_VALUES = FLOAT_VALUES + [1.0, 1e-300, 100.0, 800.0, 1e5]
+
+
+def fmt(value, dtype):
+    if dtype.kind == "b":
+        return "1" if value else "0"
+    if dtype.kind in "iu":
+        return str(int(value))
+    return repr(float(value))
+
+
+def result_dtype(fn, *dtypes):
+    try:
+        return fn(*[np.ones(1, d) for d in dtypes]).dtype.name
+    except (TypeError, ValueError, np.core._exceptions.UFuncTypeError):
+        return "error"
+
+
+def main():
+    print("# NumPy %s elementwise ufuncs, from gen_elementwise.py"
+          % np.__version__)
+    for op in BINARY:
+        fn = getattr(np, op)
+        for a, b in itertools.product(NAMES, NAMES):
+            print("dtype binary", op, a, b, result_dtype(fn, a, b))
+    for op in UNARY:
+        fn = getattr(np, op)
+        for a in NAMES:
+            print("dtype unary", op, a, result_dtype(fn, a))
+
+    with np.errstate(all="ignore"):
+        for dtype_name in ["float32", "float64"] + list(INT_VALUES):
+            dtype = np.dtype(dtype_name)
+            values = (FLOAT_VALUES if dtype.kind == "f"
+                      else INT_VALUES[dtype_name])
+            ops = FLOAT_VALUE_OPS if dtype.kind == "f" else INT_VALUE_OPS
+            for op in ops:
+                fn = getattr(np, op)
+                for x, y in itertools.product(values, values):
+                    ax, ay = np.array([x], dtype), np.array([y], dtype)
+                    try:
+                        r = fn(ax, ay)
+                    except (TypeError, ValueError):
+                        print("value binary", op, dtype_name, fmt(x, dtype),
+                              fmt(y, dtype), "error error")
+                        continue
+                    print("value binary", op, dtype_name, fmt(x, dtype),
+                          fmt(y, dtype), r.dtype.name, fmt(r[0], r.dtype))
+        for dtype_name in ["float32", "float64", "int8", "uint8", "int64"]:
+            dtype = np.dtype(dtype_name)
+            values = (UNARY_FLOAT_VALUES if dtype.kind == "f"
+                      else INT_VALUES[dtype_name])
+            for op in UNARY:
+                fn = getattr(np, op)
+                for x in values:
+                    ax = np.array([x], dtype)
+                    if dtype_name == "float32" and not np.isfinite(ax[0]) \
+                            and np.isfinite(x):
+                        continue  # 1e300-style values do not fit float32
+                    r = fn(ax)
+                    print("value unary", op, dtype_name, fmt(ax[0], dtype),
+                          r.dtype.name, fmt(r[0], r.dtype))
+
+
+if __name__ == "__main__":
+    main()
