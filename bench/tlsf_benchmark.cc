@@ -17,10 +17,13 @@
 //     touched. Peak RSS growth / peak live bytes, ns per operation and the
 //     latency percentiles of each operation (one free + one allocate).
 //
-// "tlsf" is the handle API (TryAlloc/TryFree), "tlsf_ptr" the generic
+// "tlsf" is the arena as users get it (default options) through its handle
+// API (TryAlloc/TryFree), "tlsf_ptr" the same arena through the generic
 // Allocator interface (virtual Allocate/Deallocate, free by pointer through
-// the pointer index). Only same-run ratios mean anything on a shared machine;
-// the summary table at the end prints them.
+// the pointer index), "tlsf_nocache" the TLSF core alone (quick cache off),
+// "tlsf_noindex" a handle-only arena (no pointer index). Only same-run ratios
+// mean anything on a shared machine; the summary table at the end prints
+// them.
 
 #include <malloc.h>
 #include <time.h>
@@ -74,13 +77,10 @@ std::map<std::string, LatencySummary>& W4Results() {
   return *results;
 }
 
-std::unique_ptr<TlsfArena> MakeArena(size_t bytes, uint32_t quick_depth = 0,
-                                     uint32_t quick_max_granules = 8,
-                                     bool pointer_index = true) {
-  TlsfArenaOptions options;
-  options.pointer_index = pointer_index;
-  options.quick_cache_depth = quick_depth;
-  options.quick_cache_max_granules = quick_max_granules;
+// The arena as users get it (default options: quick cache and pointer index
+// on) unless a variant says otherwise.
+std::unique_ptr<TlsfArena> MakeArena(size_t bytes,
+                                     TlsfArenaOptions options = {}) {
   options.arena_bytes = bytes;
   options.arena_alignment = 64;
   options.granularity = 64;
@@ -122,12 +122,17 @@ struct TlsfHandles {
   std::unique_ptr<TlsfArena> arena;
 };
 
-// The same with the opt-in quick cache: up to 512 freed blocks of each size
-// up to 4 KiB (64 granules) are kept unmerged for exact-size reuse.
-struct TlsfQuick {
-  static constexpr const char* kName = "tlsf_quick";
-  explicit TlsfQuick(size_t arena_bytes)
-      : arena(MakeArena(arena_bytes, 512, 64)) {}
+// The TLSF core alone: the quick cache turned off, so every free merges and
+// every allocation searches the bitmaps.
+TlsfArenaOptions NoCache() {
+  TlsfArenaOptions options;
+  options.quick_cache_depth = 0;
+  return options;
+}
+struct TlsfNoCache {
+  static constexpr const char* kName = "tlsf_nocache";
+  explicit TlsfNoCache(size_t arena_bytes)
+      : arena(MakeArena(arena_bytes, NoCache())) {}
   using Token = Handle;
   bool Alloc(size_t n, Token* t) { return arena->TryAlloc(n, t); }
   void Free(const Token& t, size_t) { arena->TryFree(t, 1); }
@@ -137,10 +142,15 @@ struct TlsfQuick {
 
 // Handle-only: no pointer index, so no index store per allocation and no
 // index pages in RSS.
+TlsfArenaOptions NoIndex() {
+  TlsfArenaOptions options;
+  options.pointer_index = false;
+  return options;
+}
 struct TlsfNoIndex {
   static constexpr const char* kName = "tlsf_noindex";
   explicit TlsfNoIndex(size_t arena_bytes)
-      : arena(MakeArena(arena_bytes, 0, 8, /*pointer_index=*/false)) {}
+      : arena(MakeArena(arena_bytes, NoIndex())) {}
   using Token = Handle;
   bool Alloc(size_t n, Token* t) { return arena->TryAlloc(n, t); }
   void Free(const Token& t, size_t) { arena->TryFree(t, 1); }
@@ -421,16 +431,16 @@ BENCHMARK_TEMPLATE(BM_W1, GlibcMalloc, false)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, GlibcAligned64, false)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, TlsfHandles, false)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, TlsfPointers, false)->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(BM_W1, TlsfQuick, false)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_W1, TlsfNoCache, false)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, GlibcMalloc, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, GlibcAligned64, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, TlsfHandles, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, TlsfPointers, true)->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(BM_W1, TlsfQuick, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_W1, TlsfNoCache, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W3, GlibcMalloc)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W3, TlsfHandles)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W3, TlsfPointers)->Unit(benchmark::kMillisecond);
-BENCHMARK_TEMPLATE(BM_W3, TlsfQuick)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_W3, TlsfNoCache)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W4, GlibcMalloc)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
@@ -438,6 +448,9 @@ BENCHMARK_TEMPLATE(BM_W4, TlsfHandles)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W4, TlsfNoIndex)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_W4, TlsfNoCache)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 
@@ -452,7 +465,7 @@ void PrintSummary() {
     const std::string base = std::string("W1_") + variant + "_";
     std::printf(
         "W1 %-9s  glibc %6.1f ns  aligned64 %6.1f ns  tlsf %6.1f ns "
-        "(%.2fx, goal <= 0.15x)  tlsf_ptr %6.1f ns (%.2fx)  tlsf_quick %6.1f ns "
+        "(%.2fx, goal <= 0.15x)  tlsf_ptr %6.1f ns (%.2fx)  tlsf_nocache %6.1f ns "
         "(%.2fx)\n",
         variant, r.count(base + "glibc") ? r.at(base + "glibc") : 0.0,
         r.count(base + "glibc_aligned64") ? r.at(base + "glibc_aligned64") : 0.0,
@@ -460,19 +473,19 @@ void PrintSummary() {
         ratio(base + "tlsf", base + "glibc"),
         r.count(base + "tlsf_ptr") ? r.at(base + "tlsf_ptr") : 0.0,
         ratio(base + "tlsf_ptr", base + "glibc"),
-        r.count(base + "tlsf_quick") ? r.at(base + "tlsf_quick") : 0.0,
-        ratio(base + "tlsf_quick", base + "glibc"));
+        r.count(base + "tlsf_nocache") ? r.at(base + "tlsf_nocache") : 0.0,
+        ratio(base + "tlsf_nocache", base + "glibc"));
   }
   if (r.count("W3_glibc") != 0) {
     std::printf(
         "W3 churn      glibc %6.1f ns  tlsf %6.1f ns (%.2fx, goal <= 1.0x)  "
-        "tlsf_ptr %6.1f ns (%.2fx)  tlsf_quick %6.1f ns (%.2fx)\n",
+        "tlsf_ptr %6.1f ns (%.2fx)  tlsf_nocache %6.1f ns (%.2fx)\n",
         r.at("W3_glibc"), r.count("W3_tlsf") ? r.at("W3_tlsf") : 0.0,
         ratio("W3_tlsf", "W3_glibc"),
         r.count("W3_tlsf_ptr") ? r.at("W3_tlsf_ptr") : 0.0,
         ratio("W3_tlsf_ptr", "W3_glibc"),
-        r.count("W3_tlsf_quick") ? r.at("W3_tlsf_quick") : 0.0,
-        ratio("W3_tlsf_quick", "W3_glibc"));
+        r.count("W3_tlsf_nocache") ? r.at("W3_tlsf_nocache") : 0.0,
+        ratio("W3_tlsf_nocache", "W3_glibc"));
   }
   const auto& w4 = W4Results();
   for (const auto& [name, s] : w4) {
@@ -484,7 +497,7 @@ void PrintSummary() {
         s.max,
         s.p50 > 0 ? s.p999 / s.p50 : 0.0, s.rss_ratio);
   }
-  for (const char* tlsf : {"tlsf", "tlsf_noindex"}) {
+  for (const char* tlsf : {"tlsf", "tlsf_noindex", "tlsf_nocache"}) {
     if (w4.count("glibc") == 0 || w4.count(tlsf) == 0) continue;
     const LatencySummary& t = w4.at(tlsf);
     const LatencySummary& g = w4.at("glibc");

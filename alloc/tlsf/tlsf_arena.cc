@@ -14,17 +14,6 @@
 #include "absl/base/attributes.h"
 #include "absl/strings/str_format.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TESSERA_TLSF_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TESSERA_TLSF_ASAN 1
-#endif
-#endif
-#ifdef TESSERA_TLSF_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
-
 // The hot helpers are small and called from several places, so the compiler
 // would keep them out of line; inlining them into Alloc/Free removes a call
 // and a recomputation of the node address per step.
@@ -77,10 +66,14 @@ TlsfArena::TlsfArena(const TlsfArenaOptions& options)
       arena_id_(g_next_arena_id.fetch_add(1, std::memory_order_relaxed)),
       pointer_index_(options.pointer_index),
       quick_depth_(options.quick_cache_depth),
-      quick_max_(std::min<uint32_t>(options.quick_cache_max_granules,
-                                    kQuickClasses)) {
+      quick_max_(options.quick_cache_depth == 0
+                     ? 0
+                     : std::min<uint32_t>(options.quick_cache_max_granules,
+                                          kQuickClasses)),
+      quick_max_bytes_(size_t{quick_max_} << granule_shift_),
+      quick_bytes_(options.quick_cache_bytes) {
   for (auto& row : heads_) row.fill(kNil);
-  quick_head_.fill(kNil);
+  quick_.fill(QuickList{kNil, 0});
 }
 
 namespace {
@@ -280,29 +273,6 @@ int TlsfArena::RegionOf(const void* ptr) const {
 }
 
 // ---------------------------------------------------------------------------
-// Sanitizer annotations: free payloads are poisoned in ASan builds, so a read
-// through a stale pointer is reported where it happens.
-// ---------------------------------------------------------------------------
-
-void TlsfArena::PoisonFree(const char* addr, size_t size) const {
-#ifdef TESSERA_TLSF_ASAN
-  ASAN_POISON_MEMORY_REGION(addr, size);
-#else
-  (void)addr;
-  (void)size;
-#endif
-}
-
-void TlsfArena::Unpoison(const char* addr, size_t size) const {
-#ifdef TESSERA_TLSF_ASAN
-  ASAN_UNPOISON_MEMORY_REGION(addr, size);
-#else
-  (void)addr;
-  (void)size;
-#endif
-}
-
-// ---------------------------------------------------------------------------
 // Size classes, lists and metadata nodes.
 // ---------------------------------------------------------------------------
 
@@ -474,8 +444,6 @@ TESSERA_TLSF_INLINE void TlsfArena::LinkBelow(uint32_t fresh, uint32_t upper) {
 TESSERA_TLSF_INLINE void TlsfArena::NoteAllocated(uint32_t i) {
   Node* n = N(i);
   const size_t size = SizeOf(n);
-  used_bytes_ += size;
-  if (used_bytes_ > peak_used_) peak_used_ = used_bytes_;
   const Region& r0 = regions_[0];
   if (n->addr >= r0.base && n->addr < r0.floor) {
     if (pointer_index_) {
@@ -498,24 +466,12 @@ TESSERA_TLSF_INLINE void TlsfArena::NoteAllocated(uint32_t i) {
 TESSERA_TLSF_INLINE uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignment,
                                Failure* why) {
   const bool aligned = alignment > granule_;
-  const size_t u = rounded >> granule_shift_;
-  if (u <= quick_max_ && quick_head_[u] != kNil && !aligned) {
-    const uint32_t q = quick_head_[u];
-    Node* nq = N(q);
-    quick_head_[u] = nq->next_free;
-    --quick_count_[u];
-    --cached_blocks_;
-    cached_bytes_ -= rounded;
-    nq->size_flags = rounded;
-    used_bytes_ += rounded;
-    if (used_bytes_ > peak_used_) peak_used_ = used_bytes_;
-    Unpoison(nq->addr, rounded);
-    return q;
-  }
+  const uint32_t q = QuickClass(rounded, alignment);
+  if (q < quick_max_ && quick_[q].head != kNil) return QuickPop(q);
   if (recycled_count_ < 2) EnsureNodes(2);
   const size_t need = aligned ? rounded + alignment - granule_ : rounded;
   uint32_t b = FindFit(need);
-  if (b == kNil && cached_blocks_ != 0) {
+  if (b == kNil && cached_bytes_ != 0) {
     // The cached blocks may merge into something that fits.
     FlushQuickCache();
     b = FindFit(need);
@@ -585,39 +541,19 @@ TESSERA_TLSF_INLINE uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignm
 // block's own node, its two neighbours and their list links.
 TESSERA_TLSF_INLINE void TlsfArena::FreeBlock(uint32_t b, int scan_window) {
   Node* nb = N(b);
-  const size_t u = SizeOf(nb) >> granule_shift_;
-  if (u <= quick_max_ && quick_count_[u] < quick_depth_ &&
-      scan_window > 0) {
-    // Quick cache: the block stays allocated in the address chain (so its
-    // neighbours do not merge with it) and its pointer index entry stays
-    // valid for when it is handed out again.
-    const size_t size = SizeOf(nb);
-    used_bytes_ -= size;
-    PoisonFree(nb->addr, size);
-    nb->size_flags = size | kFlagCached;
-    nb->next_free = quick_head_[u];
-    quick_head_[u] = b;
-    ++quick_count_[u];
-    ++cached_blocks_;
-    cached_bytes_ += size;
-    return;
-  }
+  if (scan_window > 0 && QuickPush(b, nb, SizeOf(nb))) return;
+  FreeBlockNow(b, scan_window);
+}
+
+void TlsfArena::FreeMerging(uint32_t b, int scan_window) {
   FreeBlockNow(b, scan_window);
 }
 
 void TlsfArena::FlushQuickCache() {
-  for (uint32_t u = 1; u <= kQuickClasses; ++u) {
-    while (quick_head_[u] != kNil) {
-      const uint32_t b = quick_head_[u];
-      Node* nb = N(b);
-      quick_head_[u] = nb->next_free;
-      --quick_count_[u];
-      --cached_blocks_;
-      const size_t size = SizeOf(nb);
-      cached_bytes_ -= size;
-      nb->size_flags = size;
-      used_bytes_ += size;  // FreeBlockNow takes it off again
-      FreeBlockNow(b, kDefaultScanWindow);
+  for (uint32_t q = 0; q < kQuickClasses && cached_bytes_ != 0; ++q) {
+    while (quick_[q].head != kNil) {
+      // Pop it (live again), then free it for real.
+      FreeBlockNow(QuickPop(q), kDefaultScanWindow);
     }
   }
 }
@@ -625,7 +561,6 @@ void TlsfArena::FlushQuickCache() {
 TESSERA_TLSF_INLINE void TlsfArena::FreeBlockNow(uint32_t b, int scan_window) {
   Node* nb = N(b);
   size_t size = SizeOf(nb);
-  used_bytes_ -= size;
   PoisonFree(nb->addr, size);
   if (scan_window <= 0) {
     // Deferred: both sides of every new free-free adjacency become pending.
@@ -721,7 +656,6 @@ bool TlsfArena::ResizeInPlace(uint32_t i, size_t new_size) {
       InsertFree(t);
     }
     SetSizeFlags(n, new_size, 0);
-    used_bytes_ -= tail;
     PoisonFree(n->addr + new_size, tail);
     return true;
   }
@@ -745,8 +679,6 @@ bool TlsfArena::ResizeInPlace(uint32_t i, size_t new_size) {
     RecycleNode(next);
   }
   SetSizeFlags(n, new_size, 0);
-  used_bytes_ += extra;
-  if (used_bytes_ > peak_used_) peak_used_ = used_bytes_;
   const Region& r0 = regions_[0];
   if (n->addr >= r0.base && n->addr < r0.floor) {
     const uint64_t end = static_cast<uint64_t>(n->addr - r0.base) + new_size;
@@ -882,7 +814,7 @@ absl::StatusOr<Handle> TlsfArena::Alloc(size_t size, size_t alignment) {
   return handle;
 }
 
-bool TlsfArena::TryAlloc(size_t size, Handle* out, size_t alignment) {
+bool TlsfArena::TryAllocSlow(size_t size, Handle* out, size_t alignment) {
   // alignment 0 means the granularity.
   if (size > max_block_ || (alignment & (alignment - 1)) != 0 ||
       alignment > kMaxArenaAlignment) {
@@ -912,19 +844,7 @@ absl::Status TlsfArena::Free(const Handle& handle, int scan_window) {
   return absl::OkStatus();
 }
 
-bool TlsfArena::TryFree(const Handle& handle, int scan_window) {
-  const uint32_t i = handle.node_;
-  const int r = static_cast<int>(i >> kLocalBits);
-  if (handle.arena_id_ == arena_id_ && r < num_regions_ &&
-      (i & kLocalMask) < regions_[r].carved) {
-    const Node* n = N(i);
-    if (n->addr == handle.address_ &&
-        (n->size_flags & kFlagNotLive) == 0) {
-      stats_.RecordDeallocation(SizeOf(n));
-      FreeBlock(i, scan_window);
-      return true;
-    }
-  }
+bool TlsfArena::RejectFree(const Handle& handle) {
   const absl::Status s = ValidateHandle(handle);
   stats_.RecordFailure();
   ReportContractViolation(
@@ -999,7 +919,7 @@ absl::StatusOr<Handle> TlsfArena::Realloc(const Handle& handle,
 // The generic Allocator interface.
 // ---------------------------------------------------------------------------
 
-void* TlsfArena::DoAllocate(size_t bytes, size_t alignment) noexcept {
+void* TlsfArena::AllocateSlow(size_t bytes, size_t alignment) noexcept {
   if (bytes > max_block_ || alignment > kMaxArenaAlignment) {
     return CountFailure();
   }
@@ -1012,8 +932,7 @@ void* TlsfArena::DoAllocate(size_t bytes, size_t alignment) noexcept {
   return N(i)->addr;
 }
 
-void TlsfArena::DoDeallocate(void* ptr, size_t bytes,
-                             size_t alignment) noexcept {
+void TlsfArena::DeallocateSlow(void* ptr) noexcept {
   uint32_t i = 0;
   ContractViolation violation;
   if (absl::Status s = LookupPointer(ptr, &i, &violation); !s.ok()) {
@@ -1098,20 +1017,18 @@ CollectReport TlsfArena::Collect(const CollectOptions& options) {
 TlsfStats TlsfArena::Stats() const {
   TlsfStats s;
   const AllocatorStats& base = stats_.stats();
-  s.bytes_in_use = used_bytes_;
-  s.peak_bytes_in_use = peak_used_;
+  s.bytes_in_use = base.bytes_in_use;
+  s.peak_bytes_in_use = base.peak_bytes_in_use;
   s.free_bytes = free_bytes_;
   if (fl_bitmap_ != 0) {
+    // The highest non-empty class: its first block (see TlsfStats).
     const int fl = Log2(fl_bitmap_);
     const int sl = 31 - __builtin_clz(sl_bitmap_[fl]);
-    for (uint32_t x = heads_[fl][sl]; x != kNil; x = N(x)->next_free) {
-      s.largest_free_block = std::max<uint64_t>(s.largest_free_block,
-                                                SizeOf(N(x)));
-    }
+    s.largest_free_block = SizeOf(N(heads_[fl][sl]));
   }
   s.free_blocks = free_blocks_;
   s.pending_free_blocks = pending_blocks_;
-  s.cached_blocks = cached_blocks_;
+  for (const QuickList& list : quick_) s.cached_blocks += list.count;
   s.cached_bytes = cached_bytes_;
   s.live_blocks = base.live_allocations();
   s.metadata_nodes_carved = carved_total_;
@@ -1292,48 +1209,49 @@ absl::Status TlsfArena::CheckIntegrity() const {
 
   // 7. Statistics equal a recount.
   const AllocatorStats& base = stats_.stats();
-  if (used_sum != used_bytes_ || free_sum != free_bytes_ ||
+  if (used_sum != base.bytes_in_use || free_sum != free_bytes_ ||
       free_count != free_blocks_ || pending_count != pending_blocks_ ||
-      live_count != base.live_allocations() ||
-      base.bytes_in_use != used_bytes_) {
+      live_count != base.live_allocations()) {
     return violated(
         7, absl::StrFormat("recount: %u used, %u free bytes, %u free, %u "
-                           "pending, %u live; stats: %u (%u), %u, %u, %u, %u",
+                           "pending, %u live; stats: %u, %u, %u, %u, %u",
                            used_sum, free_sum, free_count, pending_count,
-                           live_count, used_bytes_, base.bytes_in_use,
-                           free_bytes_, free_blocks_, pending_blocks_,
+                           live_count, base.bytes_in_use, free_bytes_,
+                           free_blocks_, pending_blocks_,
                            base.live_allocations()));
   }
 
   // 8. The quick cache.
   uint64_t quick_listed = 0, quick_bytes = 0;
-  for (uint32_t u = 1; u <= kQuickClasses; ++u) {
+  for (uint32_t q = 0; q < kQuickClasses; ++q) {
+    const uint64_t size = uint64_t{q + 1} << granule_shift_;
     uint32_t length = 0;
-    for (uint32_t x = quick_head_[u]; x != kNil; x = N(x)->next_free) {
-      if (!valid_index(x) || ++length > quick_depth_ ||
-          N(x)->size_flags != ((u << granule_shift_) | kFlagCached)) {
-        return violated(8, absl::StrFormat("quick list %u reaches node %u, "
-                                           "which is not a cached block of "
-                                           "that size, or exceeds depth %u",
-                                           u, x, quick_depth_));
+    for (uint32_t x = quick_[q].head; x != kNil; x = N(x)->next_free) {
+      if (!valid_index(x) || ++length > quick_depth_ || q >= quick_max_ ||
+          N(x)->size_flags != (size | kFlagCached)) {
+        return violated(8, absl::StrFormat("quick list of %u-byte blocks "
+                                           "reaches node %u, which is not a "
+                                           "cached block of that size, or "
+                                           "exceeds depth %u",
+                                           size, x, quick_depth_));
       }
-      quick_bytes += SizeOf(N(x));
+      quick_bytes += size;
     }
-    if (length != quick_count_[u]) {
-      return violated(8, absl::StrFormat("quick list %u holds %u blocks, its "
-                                         "count says %u",
-                                         u, length, quick_count_[u]));
+    if (length != quick_[q].count) {
+      return violated(8, absl::StrFormat("quick list of %u-byte blocks holds "
+                                         "%u blocks, its count says %u",
+                                         size, length, quick_[q].count));
     }
     quick_listed += length;
   }
-  if (quick_listed != cached_count || cached_count != cached_blocks_ ||
-      quick_bytes != cached_sum || cached_sum != cached_bytes_) {
+  if (quick_listed != cached_count || quick_bytes != cached_sum ||
+      cached_sum != cached_bytes_ || cached_bytes_ > quick_bytes_) {
     return violated(8, absl::StrFormat("%u cached blocks (%u bytes) in the "
                                        "chains, %u (%u bytes) on quick lists, "
-                                       "counters say %u (%u bytes)",
+                                       "counter says %u bytes (limit %u)",
                                        cached_count, cached_sum, quick_listed,
-                                       quick_bytes, cached_blocks_,
-                                       cached_bytes_));
+                                       quick_bytes, cached_bytes_,
+                                       quick_bytes_));
   }
   return absl::OkStatus();
 }

@@ -42,19 +42,23 @@
 // that pointer and is allocated), so stale or garbage entries are harmless.
 // A handle-only arena (`pointer_index = false`) skips it.
 //
-// Optional quick cache (`quick_cache_depth`, off by default): freed blocks of
-// small exact sizes are kept unmerged on per-size LIFO lists and handed back
-// to the next request of that size, the way glibc's tcache fronts its bins.
-// It trades bounded extra fragmentation for a push/pop fast path; Collect()
-// and any allocation that would otherwise fail flush it.
+// Quick cache (on by default, `quick_cache_depth`): freed blocks of small
+// exact sizes (up to 64 granules) are kept unmerged on per-size LIFO lists and
+// handed back to the next request of that size, the way glibc's tcache fronts
+// its bins: a free and an allocation of a small block then cost a list push
+// and a pop. It is bounded twice: at most `quick_cache_depth` blocks per size
+// and at most `quick_cache_bytes` bytes in all (4 MiB by default, so it costs
+// a large arena at most that much extra fragmentation). Collect() and any
+// allocation that would otherwise fail flush it.
 //
 // Complexity: Alloc, aligned Alloc, Free (immediate or deferred), in-place
 // Realloc and free by handle are O(1): a bounded number of bitmap scans and
 // list splices, no list walk. Free by pointer is O(regions) (at most 64, and
 // the first region is checked first). Growing the arena maps a region; an
 // allocation that finds no fit with a non-empty quick cache flushes it first
-// (O(cached blocks), at most depth x sizes). Collect() and CheckIntegrity()
-// walk every block: O(blocks).
+// (bounded by the cache's limits: at most quick_cache_bytes / granularity
+// blocks, and depth x 64 sizes). Collect() and CheckIntegrity() walk every
+// block: O(blocks). Stats() is O(1) (it sums the 64 quick-cache counters).
 //
 // Invariants (CheckIntegrity checks each, in this order, and names the first
 // one violated by its number):
@@ -77,8 +81,9 @@
 //   7. The statistics equal a recount: allocated and free bytes, free and
 //      pending block counts, live blocks = allocations - frees.
 //   8. Every cached block is on the quick-cache list of its size and only
-//      there, no list is longer than the cache depth, and the cached counts
-//      match.
+//      there, no list is longer than the cache depth, each list's count
+//      matches its length, and the cached bytes match and stay within
+//      `quick_cache_bytes`.
 //
 // Bad input never corrupts the arena:
 //   * Size 0 is a request for a minimal block (one granule).
@@ -112,11 +117,18 @@
 #include <functional>
 #include <memory>
 
+#include "absl/base/attributes.h"
+#include "absl/base/config.h"
+#include "absl/base/optimization.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "alloc/allocator.h"
 #include "alloc/internal/stats_recorder.h"
+
+#ifdef ABSL_HAVE_ADDRESS_SANITIZER
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace tessera {
 
@@ -155,31 +167,39 @@ struct TlsfArenaOptions {
   bool grow = false;
   size_t growth_region_bytes = size_t{64} << 20;
   SystemMemory system_memory = DefaultSystemMemory();
-  // Quick cache (off by default): keep up to `quick_cache_depth` freed blocks
-  // of each size from 1 to `quick_cache_max_granules` granules (at most 64)
-  // unmerged, and hand them straight back to the next request of that exact
-  // size (a tcache-like front: a free and an allocate of a small block then
-  // cost a list push and pop). Cached blocks count as free for the caller but
-  // are not merged with their neighbours until Collect(), or until an
-  // allocation would otherwise fail; they hold at most depth x sizes bytes.
-  // Deferred frees (scan window 0) and aligned requests bypass the cache.
-  uint32_t quick_cache_depth = 0;
+  // Quick cache (on by default): keep up to `quick_cache_depth` freed blocks
+  // of each size from 1 to `quick_cache_max_granules` granules (at most 64),
+  // and at most `quick_cache_bytes` bytes in all, unmerged, and hand them
+  // straight back to the next request of that exact size (a tcache-like
+  // front: a free and an allocate of a small block then cost a list push and
+  // pop). Cached blocks count as free for the caller but are not merged with
+  // their neighbours until Collect(), or until an allocation would otherwise
+  // fail. Deferred frees (scan window 0) and aligned requests (alignment
+  // above the granularity) bypass the cache. Depth 0 turns it off.
+  uint32_t quick_cache_depth = 512;
+  uint32_t quick_cache_max_granules = 64;
+  size_t quick_cache_bytes = size_t{4} << 20;
   // Keep the pointer index that makes free by pointer O(1) (Free(void*),
   // Deallocate, HandleOf, the generic interface). Without it the arena is
   // handle-only: those calls fail with FailedPrecondition (Deallocate
   // reports a contract violation), and allocation saves one store and the
   // index pages' RSS (4 bytes per granule of touched arena).
   bool pointer_index = true;
-  uint32_t quick_cache_max_granules = 8;
 };
 
-// What the arena looks like now. All O(1) except `largest_free_block`, which
-// reads the top non-empty size class (one list, in practice one block).
+// What the arena looks like now. O(1): counters, plus the 64 quick-cache
+// counts summed.
 struct TlsfStats {
   uint64_t bytes_in_use = 0;         // allocated block bytes
   uint64_t peak_bytes_in_use = 0;    // highest bytes_in_use
   uint64_t free_bytes = 0;           // free block bytes
-  uint64_t largest_free_block = 0;   // bytes
+  // Bytes of the first block of the highest non-empty size class, found
+  // with the first- and second-level bitmaps' highest set bits: the largest
+  // block an allocation can be carved from now. Exact whenever that class
+  // holds one block (the usual case for the top class, and always when the
+  // arena is one free block); otherwise it may undercount the largest free
+  // block by less than one class width (under 1/32 of it).
+  uint64_t largest_free_block = 0;
   uint64_t free_blocks = 0;
   uint64_t pending_free_blocks = 0;  // free blocks that may have a free neighbour
   uint64_t cached_blocks = 0;        // freed blocks held by the quick cache
@@ -311,14 +331,41 @@ class TlsfArena final : public Allocator {
   // A block of at least `size` bytes aligned to max(alignment, granularity).
   absl::StatusOr<Handle> Alloc(size_t size, size_t alignment = 0);
   // Hot-path form: false (counted) instead of a Status.
-  bool TryAlloc(size_t size, Handle* out, size_t alignment = 0);
+  // A request the quick cache can serve costs a list pop here, inline.
+  bool TryAlloc(size_t size, Handle* out, size_t alignment = 0) {
+    if ((alignment & (alignment - 1)) == 0) {
+      const uint32_t q = QuickClass(size, alignment);
+      if (q < quick_max_ && quick_[q].head != kNil) {
+        const uint32_t i = QuickPop(q);
+        *out = MakeHandle(i);
+        stats_.RecordAllocation(out->size());
+        return true;
+      }
+    }
+    return TryAllocSlow(size, out, alignment);
+  }
 
   // Frees a block. `scan_window >= 1` merges it with up to that many free
   // neighbours on each side now; 0 defers merging to `Collect`.
   absl::Status Free(const Handle& handle, int scan_window = kDefaultScanWindow);
   // Hot-path form: a bad handle is reported through ReportContractViolation
   // and returns false.
-  bool TryFree(const Handle& handle, int scan_window = kDefaultScanWindow);
+  bool TryFree(const Handle& handle, int scan_window = kDefaultScanWindow) {
+    const uint32_t i = handle.node_;
+    if (ABSL_PREDICT_TRUE(handle.arena_id_ == arena_id_ && IsCarved(i))) {
+      Node* n = N(i);
+      if (ABSL_PREDICT_TRUE(n->addr == handle.address_ &&
+                            (n->size_flags & kFlagNotLive) == 0)) {
+        const size_t size = SizeOf(n);
+        stats_.RecordDeallocation(size);
+        if (scan_window <= 0 || !QuickPush(i, n, size)) {
+          FreeMerging(i, scan_window);
+        }
+        return true;
+      }
+    }
+    return RejectFree(handle);
+  }
   // Free by pointer: `ptr` must be the address of a live block.
   absl::Status Free(void* ptr, int scan_window = kDefaultScanWindow);
 
@@ -370,10 +417,41 @@ class TlsfArena final : public Allocator {
   static_assert(sizeof(Node) == 32, "metadata nodes must stay 32 bytes");
 
  protected:
-  void* DoAllocate(size_t bytes, size_t alignment) noexcept override;
+  // The generic interface's fast paths (quick-cache pop and push, the
+  // pointer index of the first region) are inline, so that a caller that
+  // knows the final class pays no call and no Status for them.
+  void* DoAllocate(size_t bytes, size_t alignment) noexcept override {
+    const uint32_t q = QuickClass(bytes, alignment);
+    if (q < quick_max_ && quick_[q].head != kNil) {
+      const uint32_t i = QuickPop(q);
+      Node* n = N(i);
+      stats_.RecordAllocation(SizeOf(n));
+      return n->addr;
+    }
+    return AllocateSlow(bytes, alignment);
+  }
   void* DoReallocate(void* ptr, size_t old_bytes, size_t new_bytes,
                      size_t alignment) noexcept override;
-  void DoDeallocate(void* ptr, size_t bytes, size_t alignment) noexcept override;
+  void DoDeallocate(void* ptr, size_t bytes,
+                    size_t alignment) noexcept override {
+    const Region& r0 = regions_[0];
+    const char* p = static_cast<const char*>(ptr);
+    if (ABSL_PREDICT_TRUE(pointer_index_ && p >= r0.base && p < r0.floor)) {
+      const size_t offset = static_cast<size_t>(p - r0.base);
+      const uint32_t i = r0.index[offset >> granule_shift_];
+      if (ABSL_PREDICT_TRUE((offset & (granule_ - 1)) == 0 && IsCarved(i))) {
+        Node* n = N(i);
+        if (ABSL_PREDICT_TRUE(n->addr == p &&
+                              (n->size_flags & kFlagNotLive) == 0)) {
+          const size_t size = SizeOf(n);
+          stats_.RecordDeallocation(size);
+          if (!QuickPush(i, n, size)) FreeMerging(i, kDefaultScanWindow);
+          return;
+        }
+      }
+    }
+    DeallocateSlow(ptr);
+  }
   absl::Status CheckOwnership(const void* ptr, size_t bytes,
                               size_t alignment) const override;
   void* CountFailure() noexcept override {
@@ -439,6 +517,64 @@ class TlsfArena final : public Allocator {
   uint32_t AllocBlock(size_t size, size_t alignment, Failure* why);
   void FreeBlock(uint32_t i, int scan_window);
   void FreeBlockNow(uint32_t i, int scan_window);
+  // Out-of-line entries of the slow paths behind the inline fast paths.
+  void FreeMerging(uint32_t i, int scan_window);
+  bool TryAllocSlow(size_t size, Handle* out, size_t alignment);
+  bool RejectFree(const Handle& handle);
+  void* AllocateSlow(size_t bytes, size_t alignment) noexcept;
+  void DeallocateSlow(void* ptr) noexcept;
+
+  // Whether node index i names a carved node (kNil never does: a region
+  // stops carving below kLocalMask nodes).
+  bool IsCarved(uint32_t i) const {
+    const uint32_t r = i >> kLocalBits;
+    return r < static_cast<uint32_t>(num_regions_) &&
+           (i & kLocalMask) < regions_[r].carved;
+  }
+  // The quick list of a request the cache may serve (1 to quick_max_
+  // granules, alignment no more than the granularity), else kQuickClasses.
+  // Size 0 (a minimal block) takes the slow path.
+  uint32_t QuickClass(size_t size, size_t alignment) const {
+    if (alignment > granule_ || size - 1 >= quick_max_bytes_) {
+      return kQuickClasses;
+    }
+    return static_cast<uint32_t>((size - 1) >> granule_shift_);
+  }
+  // Takes the first block of non-empty quick list q; the caller records the
+  // allocation. The block is live again (flags 0) at (q + 1) granules.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t QuickPop(uint32_t q) {
+    QuickList& list = quick_[q];
+    const uint32_t i = list.head;
+    Node* n = N(i);
+    const size_t size = (size_t{q} + 1) << granule_shift_;
+    list.head = n->next_free;
+    --list.count;
+    cached_bytes_ -= size;
+    n->size_flags = size;
+    Unpoison(n->addr, size);
+    return i;
+  }
+  // Caches live block i of `size` bytes if its size is cached and both
+  // limits leave room; the caller has recorded the free.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE bool QuickPush(uint32_t i, Node* n,
+                                              size_t size) {
+    const size_t q = (size - 1) >> granule_shift_;
+    if (q >= quick_max_) return false;
+    QuickList& list = quick_[q];
+    if (list.count >= quick_depth_ || cached_bytes_ + size > quick_bytes_) {
+      return false;
+    }
+    // The block stays in the address chain as not-free (so its neighbours
+    // do not merge with it), and its pointer index entry stays valid for
+    // when it is handed out again.
+    PoisonFree(n->addr, size);
+    n->size_flags = size | kFlagCached;
+    n->next_free = list.head;
+    list.head = i;
+    ++list.count;
+    cached_bytes_ += size;
+    return true;
+  }
   void FlushQuickCache();
   bool ResizeInPlace(uint32_t i, size_t new_size);
   absl::Status ValidateRequest(size_t size, size_t alignment,
@@ -455,8 +591,24 @@ class TlsfArena final : public Allocator {
     return Handle(n->addr, SizeOf(n), i, arena_id_);
   }
   void NoteAllocated(uint32_t i);
-  void PoisonFree(const char* addr, size_t size) const;
-  void Unpoison(const char* addr, size_t size) const;
+  // Free payloads are poisoned in ASan builds, so that a read through a
+  // stale pointer is reported where it happens.
+  static void PoisonFree(const char* addr, size_t size) {
+#ifdef ABSL_HAVE_ADDRESS_SANITIZER
+    ASAN_POISON_MEMORY_REGION(addr, size);
+#else
+    (void)addr;
+    (void)size;
+#endif
+  }
+  static void Unpoison(const char* addr, size_t size) {
+#ifdef ABSL_HAVE_ADDRESS_SANITIZER
+    ASAN_UNPOISON_MEMORY_REGION(addr, size);
+#else
+    (void)addr;
+    (void)size;
+#endif
+  }
 
   const TlsfArenaOptions options_;
   const size_t granule_;
@@ -476,20 +628,24 @@ class TlsfArena final : public Allocator {
 
   // Quick cache: per size in granules (1..quick_max_), a LIFO of freed
   // blocks kept unmerged (linked through next_free).
-  std::array<uint32_t, kQuickClasses + 1> quick_head_;
-  std::array<uint32_t, kQuickClasses + 1> quick_count_{};
+  struct QuickList {
+    uint32_t head;   // node of the most recently cached block, or kNil
+    uint32_t count;  // blocks on the list
+  };
+  std::array<QuickList, kQuickClasses> quick_;
   const bool pointer_index_;
   const uint32_t quick_depth_;
-  const uint32_t quick_max_;  // largest cached size, in granules
-  uint64_t cached_blocks_ = 0;
+  // Number of quick lists in use: sizes 1..quick_max_ granules (0 when the
+  // cache is off), i.e. requests of at most quick_max_bytes_.
+  const uint32_t quick_max_;
+  const size_t quick_max_bytes_;
+  const size_t quick_bytes_;  // limit of cached_bytes_
   uint64_t cached_bytes_ = 0;
 
   uint32_t recycled_head_ = kNil;
   uint32_t recycled_count_ = 0;
 
   // Counters behind TlsfStats (the rest come from stats_).
-  uint64_t used_bytes_ = 0;
-  uint64_t peak_used_ = 0;
   uint64_t free_bytes_ = 0;
   uint64_t free_blocks_ = 0;
   uint64_t pending_blocks_ = 0;

@@ -32,6 +32,7 @@ struct ModelConfig {
   uint64_t seed;
   int operations;
   uint32_t quick_cache_depth = 0;
+  size_t quick_cache_bytes = TlsfArenaOptions{}.quick_cache_bytes;
 };
 
 struct LiveBlock {
@@ -75,6 +76,7 @@ class TlsfArenaModelTest : public ::testing::TestWithParam<ModelConfig> {
     options.max_block_size = 256 * 1024;
     options.quick_cache_depth = config.quick_cache_depth;
     options.quick_cache_max_granules = 64;
+    options.quick_cache_bytes = config.quick_cache_bytes;
     absl::StatusOr<std::unique_ptr<TlsfArena>> arena =
         TlsfArena::Create(options);
     ASSERT_TRUE(arena.ok()) << arena.status();
@@ -255,7 +257,13 @@ INSTANTIATE_TEST_SUITE_P(
                       ModelConfig{"tight_g256", 512 << 10, 256, false, 4,
                                   2000},
                       ModelConfig{"quick_cache", 512 << 10, 64, false, 5, 3000,
-                                  4}),
+                                  4},
+                      // The default cache (depth 512, 4 MiB) over an arena
+                      // it could hold whole, and a byte limit that binds.
+                      ModelConfig{"default_cache", 512 << 10, 64, false, 6,
+                                  3000, TlsfArenaOptions{}.quick_cache_depth},
+                      ModelConfig{"cache_byte_limit", 512 << 10, 64, false, 7,
+                                  3000, 512, 16 << 10}),
     [](const ::testing::TestParamInfo<ModelConfig>& info) {
       return std::string(info.param.name);
     });

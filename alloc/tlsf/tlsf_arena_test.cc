@@ -80,6 +80,15 @@ std::unique_ptr<TlsfArena> MakeArena(size_t bytes,
   return arena.ok() ? *std::move(arena) : nullptr;
 }
 
+// The TLSF core alone: tests of merging and of its statistics turn the
+// quick cache (on by default) off, since it holds small freed blocks
+// unmerged.
+TlsfArenaOptions Uncached() {
+  TlsfArenaOptions options;
+  options.quick_cache_depth = 0;
+  return options;
+}
+
 // Caller memory for CreateOver, 4096-aligned.
 struct Buffer {
   explicit Buffer(size_t bytes)
@@ -408,8 +417,11 @@ TEST(TlsfArenaTest, MetadataExhaustionServesWholeBlocksAndFailsGapsCleanly) {
   EXPECT_TRUE(arena.CheckIntegrity().ok()) << arena.CheckIntegrity();
 }
 
-TEST(TlsfArenaTest, ExhaustionThenFreeingEverythingLeavesOneFreeBlock) {
-  auto arena = MakeArena(256 * kKiB);
+// Fills the arena until 50 requests fail, then frees everything in a
+// shuffled order; the arena must end as one free block (after Collect()
+// when the quick cache holds some of the freed blocks).
+void ExhaustThenFreeEverything(const TlsfArenaOptions& options) {
+  auto arena = MakeArena(256 * kKiB, options);
   const uint64_t carved_at_start = arena->Stats().metadata_nodes_carved;
   std::mt19937 rng(7);
   std::vector<Handle> live;
@@ -423,18 +435,32 @@ TEST(TlsfArenaTest, ExhaustionThenFreeingEverythingLeavesOneFreeBlock) {
       ++failures;
     }
   }
-  EXPECT_LT(arena->Stats().free_bytes, 4096u);
+  EXPECT_LT(arena->Stats().free_bytes + arena->Stats().cached_bytes, 4096u);
   EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
   std::shuffle(live.begin(), live.end(), rng);
   for (const Handle& block : live) ASSERT_TRUE(arena->Free(block).ok());
+  EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
+  if (options.quick_cache_depth != 0) {
+    EXPECT_GT(arena->Stats().cached_blocks, 0u);
+    arena->Collect();
+  }
   const TlsfStats stats = arena->Stats();
   EXPECT_EQ(stats.free_blocks, 1u);
+  EXPECT_EQ(stats.cached_blocks, 0u);
   EXPECT_EQ(stats.bytes_in_use, 0u);
   EXPECT_EQ(stats.largest_free_block, stats.free_bytes);
   EXPECT_EQ(stats.fragmentation(), 0.0);
   EXPECT_EQ(stats.metadata_nodes_in_use, 1u);
   EXPECT_GT(stats.metadata_nodes_carved, carved_at_start);
   EXPECT_TRUE(arena->CheckIntegrity().ok());
+}
+
+TEST(TlsfArenaTest, ExhaustionThenFreeingEverythingLeavesOneFreeBlock) {
+  ExhaustThenFreeEverything(Uncached());
+}
+
+TEST(TlsfArenaTest, ExhaustionThenFreeingEverythingAndCollectLeavesOneFreeBlock) {
+  ExhaustThenFreeEverything(TlsfArenaOptions{});
 }
 
 // ---- Regression tests for the seed's five bug classes. ----
@@ -504,7 +530,7 @@ TEST(TlsfArenaSeedRegressionTest, DoubleFreeIsDetectedOnEveryPath) {
 
 // Seed bug 4: split never reused recycled nodes, so metadata grew forever.
 TEST(TlsfArenaSeedRegressionTest, MetadataStaysProportionalToLiveBlocks) {
-  auto arena = MakeArena(4 * kMiB);
+  auto arena = MakeArena(4 * kMiB, Uncached());
   std::mt19937 rng(11);
   std::vector<Handle> live;
   uint64_t carved_after_first_round = 0;
@@ -544,6 +570,7 @@ TEST(TlsfArenaSeedRegressionTest, EveryPowerOfTwoAlignmentIsHonoured) {
   }
   EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
   for (const Handle& h : live) ASSERT_TRUE(arena->Free(h).ok());
+  arena->Collect();  // merges what the quick cache holds
   EXPECT_EQ(arena->Stats().free_blocks, 1u);
 }
 
@@ -564,7 +591,7 @@ TEST(TlsfArenaTest, AlignedAllocReturnsItsLeadingGapAsAFreeBlock) {
 }
 
 TEST(TlsfArenaTest, FreeMergesBothNeighbours) {
-  auto arena = MakeArena(1 * kMiB);
+  auto arena = MakeArena(1 * kMiB, Uncached());
   Handle a = *arena->Alloc(64), b = *arena->Alloc(64), c = *arena->Alloc(64),
          d = *arena->Alloc(64);
   ASSERT_TRUE(arena->Free(a).ok());
@@ -599,7 +626,7 @@ TEST(TlsfArenaTest, DeferredFreeLeavesNeighboursUnmergedUntilCollect) {
 }
 
 TEST(TlsfArenaTest, ScanWindowMergesRunsLeftByDeferredFrees) {
-  auto arena = MakeArena(1 * kMiB);
+  auto arena = MakeArena(1 * kMiB, Uncached());
   std::vector<Handle> blocks;
   for (int i = 0; i < 10; ++i) blocks.push_back(*arena->Alloc(64));
   for (int i = 2; i < 5; ++i) ASSERT_TRUE(arena->Free(blocks[i], 0).ok());
@@ -783,8 +810,9 @@ TEST(TlsfQuickCacheTest, FreedSmallBlockIsHandedBackUnmerged) {
 
 TEST(TlsfQuickCacheTest, OnlySizesUpToTheConfiguredMaximumAreCached) {
   TlsfArenaOptions options = QuickCache(4);
-  auto narrow = MakeArena(1 * kMiB, options);  // default: up to 8 granules
-  options.quick_cache_max_granules = 64;
+  options.quick_cache_max_granules = 8;
+  auto narrow = MakeArena(1 * kMiB, options);
+  options.quick_cache_max_granules = 64;  // the default
   auto wide = MakeArena(1 * kMiB, options);
   for (TlsfArena* arena : {narrow.get(), wide.get()}) {
     Handle small = *arena->Alloc(512), large = *arena->Alloc(1024);
@@ -936,7 +964,7 @@ TEST(TlsfArenaTest, CallerRegionsAreUsedAndReleasedOnDestruction) {
 // ---- Stats and integrity. ----
 
 TEST(TlsfArenaTest, StatsTrackBytesPeakHighWaterAndCounts) {
-  auto arena = MakeArena(1 * kMiB);
+  auto arena = MakeArena(1 * kMiB, Uncached());
   const TlsfStats empty = arena->Stats();
   Handle a = *arena->Alloc(1000);
   Handle b = *arena->Alloc(64);
