@@ -76,13 +76,15 @@ class ConcurrentStatsRecorder {
   ConcurrentStatsRecorder(const ConcurrentStatsRecorder&) = delete;
   ConcurrentStatsRecorder& operator=(const ConcurrentStatsRecorder&) = delete;
 
-  void RecordAllocation(size_t bytes) {
+  // Always inlined: these sit on every allocator's hot path, and a call
+  // would cost as much as the bookkeeping itself.
+  __attribute__((always_inline)) void RecordAllocation(size_t bytes) {
     Slot& slot = CurrentSlot();
     if (slot.shared) return RecordShared(slot, slot.allocations, bytes);
     Bump(slot.allocations);
     AddNet(slot, static_cast<uint64_t>(bytes));
   }
-  void RecordDeallocation(size_t bytes) {
+  __attribute__((always_inline)) void RecordDeallocation(size_t bytes) {
     Slot& slot = CurrentSlot();
     if (slot.shared) return RecordShared(slot, slot.deallocations, 0 - static_cast<uint64_t>(bytes));
     Bump(slot.deallocations);
@@ -90,6 +92,29 @@ class ConcurrentStatsRecorder {
     slot.net_bytes.store(slot.net_bytes.load(std::memory_order_relaxed) - bytes,
                          std::memory_order_relaxed);
   }
+
+  // For leaf hot paths that must not make calls: the calling thread's own
+  // slot, or nullptr when it has none yet or shares the overflow slot (then
+  // use the Record* functions above). Record through the `*In` functions.
+  class Slot;  // below
+  __attribute__((always_inline)) Slot* OwnSlotOrNull() {
+    const int cached = tls_thread_slot_plus_one;
+    if (__builtin_expect(cached == 0, 0)) return nullptr;
+    Slot* slot = &slots_[cached - 1];
+    return slot->shared ? nullptr : slot;
+  }
+  __attribute__((always_inline)) static void RecordAllocationIn(Slot& slot,
+                                                                size_t bytes) {
+    Bump(slot.allocations);
+    AddNet(slot, static_cast<uint64_t>(bytes));
+  }
+  __attribute__((always_inline)) static void RecordDeallocationIn(
+      Slot& slot, size_t bytes) {
+    Bump(slot.deallocations);
+    slot.net_bytes.store(slot.net_bytes.load(std::memory_order_relaxed) - bytes,
+                         std::memory_order_relaxed);
+  }
+
   void RecordReallocation(size_t old_bytes, size_t new_bytes) {
     Slot& slot = CurrentSlot();
     const uint64_t delta = static_cast<uint64_t>(new_bytes) - old_bytes;
@@ -108,8 +133,10 @@ class ConcurrentStatsRecorder {
 
   AllocatorStats stats() const;
 
- private:
-  struct alignas(64) Slot {
+ public:
+  // One thread's counters (see OwnSlotOrNull).
+  class alignas(64) Slot {
+   public:
     std::atomic<uint64_t> allocations{0};
     std::atomic<uint64_t> deallocations{0};
     std::atomic<uint64_t> reallocations{0};
@@ -122,6 +149,8 @@ class ConcurrentStatsRecorder {
     // True only for the overflow slot, which several threads share.
     bool shared = false;
   };
+
+ private:
 
   // Single writer: a plain load and store, no lock prefix.
   static void Bump(std::atomic<uint64_t>& counter) {
@@ -140,7 +169,7 @@ class ConcurrentStatsRecorder {
 
   // The overflow slot is shared by several threads: atomic updates, and no
   // local peak.
-  static void RecordShared(Slot& slot, std::atomic<uint64_t>& counter,
+  __attribute__((noinline)) static void RecordShared(Slot& slot, std::atomic<uint64_t>& counter,
                            uint64_t delta) {
     counter.fetch_add(1, std::memory_order_relaxed);
     slot.net_bytes.fetch_add(delta, std::memory_order_relaxed);

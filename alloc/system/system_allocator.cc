@@ -2,6 +2,7 @@
 
 #include "alloc/system/system_allocator.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -41,14 +42,14 @@ constexpr int kSizeClassShift = 48;
 constexpr uint64_t kCheckMask = (uint64_t{1} << kSizeClassShift) - 1;
 constexpr uint64_t kCachedFlag = uint64_t{1} << 63;
 
-uint64_t HeaderTag(const void* raw, const void* block, uint32_t size_class) {
+inline __attribute__((always_inline)) uint64_t HeaderTag(const void* raw, const void* block, uint32_t size_class) {
   const uint64_t check = (reinterpret_cast<uintptr_t>(raw) ^
                           reinterpret_cast<uintptr_t>(block) ^ kHeaderCookie) &
                          kCheckMask;
   return check | (uint64_t{size_class} << kSizeClassShift);
 }
 
-BlockHeader* HeaderOf(void* block) {
+inline __attribute__((always_inline)) BlockHeader* HeaderOf(void* block) {
   return reinterpret_cast<BlockHeader*>(block) - 1;
 }
 
@@ -59,7 +60,7 @@ struct DecodedHeader {
   bool cached = false;  // the block sits in a thread cache: already freed
 };
 
-DecodedHeader DecodeHeader(void* block) {
+inline __attribute__((always_inline)) DecodedHeader DecodeHeader(void* block) {
   const BlockHeader* header = HeaderOf(block);
   const uint64_t tag = header->tag;
   const uint32_t size_class =
@@ -121,7 +122,7 @@ constexpr uint32_t kMaxBlocksPerList = 16;
 
 // Size class of a header block: 1..64 for requests up to 1 KiB at a cached
 // alignment (the block then has class * 16 usable bytes), 0 otherwise.
-uint32_t SizeClassOf(size_t request, size_t alignment) {
+inline __attribute__((always_inline)) uint32_t SizeClassOf(size_t request, size_t alignment) {
   if (!kThreadCacheEnabled || request > kMaxCachedBytes ||
       alignment < kMinCachedAlignment || alignment > kMaxCachedAlignment) {
     return 0;
@@ -142,8 +143,27 @@ struct FreeList {
   uint32_t count;
 };
 
+// Larger header blocks (above 1 KiB) are kept too, a few per thread, so that
+// a buffer freed and allocated again in a loop (a tensor temporary, an I/O
+// buffer) neither goes back through glibc's bins nor pays a second
+// madvise(MADV_HUGEPAGE) system call: glibc's own malloc of such a block is a
+// few instructions once its heap has grown, and an aligned allocator that
+// did more would cost several times as much. Bounded per thread by
+// kBigCacheEntries blocks and kMaxBigCacheBytes bytes; a block is reused only
+// for a request of at least half its capacity.
+constexpr int kBigCacheEntries = 4;
+constexpr size_t kMaxBigCacheBytes = size_t{64} << 20;
+
+struct BigCacheEntry {
+  void* block;
+  size_t capacity;  // usable bytes from `block` to the end of glibc's chunk
+};
+
 struct ThreadCache {
   FreeList lists[kCachedAlignmentClasses][kCachedSizeClasses + 1];
+  BigCacheEntry big[kBigCacheEntries];  // oldest first
+  int big_count;
+  size_t big_bytes;
 };
 
 // Plain data, zero-initialised: no TLS guard on the hot path.
@@ -162,6 +182,11 @@ void FlushThreadCache() {
       list.count = 0;
     }
   }
+  for (int i = 0; i < tls_cache.big_count; ++i) {
+    std::free(HeaderOf(tls_cache.big[i].block)->raw);
+  }
+  tls_cache.big_count = 0;
+  tls_cache.big_bytes = 0;
 }
 
 struct ThreadCacheFlusher {
@@ -178,7 +203,7 @@ void RegisterFlusher() {
 }
 
 // Takes a cached block of this class, or nullptr.
-void* PopCached(size_t alignment, uint32_t size_class) {
+inline __attribute__((always_inline)) void* PopCached(size_t alignment, uint32_t size_class) {
   FreeList& list = tls_cache.lists[AlignmentIndex(alignment)][size_class];
   void* block = list.head;
   if (block == nullptr) return nullptr;
@@ -189,17 +214,65 @@ void* PopCached(size_t alignment, uint32_t size_class) {
 }
 
 // Keeps a freed block for reuse; false if the cache is full or closing.
-bool PushCached(void* block, size_t alignment, uint32_t size_class) {
+inline __attribute__((always_inline)) bool PushCached(void* block, size_t alignment, uint32_t size_class) {
   if (__builtin_expect(tls_cache_state != 1, 0)) {
     if (tls_cache_state == 2) return false;
     RegisterFlusher();
   }
+  if (size_class > kCachedSizeClasses) return false;  // not a class we made
   FreeList& list = tls_cache.lists[AlignmentIndex(alignment)][size_class];
   if (list.count >= kMaxBlocksPerList) return false;
   HeaderOf(block)->tag |= kCachedFlag;
   *static_cast<void**>(block) = list.head;
   list.head = block;
   ++list.count;
+  return true;
+}
+
+// Takes the most recently cached big block that holds `request` bytes at
+// `alignment` without wasting more than half of it, or nullptr.
+void* PopBigCached(size_t request, size_t alignment) {
+  ThreadCache& cache = tls_cache;
+  for (int i = cache.big_count - 1; i >= 0; --i) {
+    const BigCacheEntry entry = cache.big[i];
+    if (entry.capacity < request || entry.capacity / 2 > request ||
+        (reinterpret_cast<uintptr_t>(entry.block) & (alignment - 1)) != 0) {
+      continue;
+    }
+    for (int j = i + 1; j < cache.big_count; ++j) cache.big[j - 1] = cache.big[j];
+    --cache.big_count;
+    cache.big_bytes -= entry.capacity;
+    HeaderOf(entry.block)->tag &= ~kCachedFlag;
+    return entry.block;
+  }
+  return nullptr;
+}
+
+// Keeps a freed big block (header already checked) for reuse, evicting the
+// oldest ones to stay within the bounds; false if it is not cached.
+bool PushBigCached(void* block, void* raw) {
+  if (!kThreadCacheEnabled) return false;
+  if (__builtin_expect(tls_cache_state != 1, 0)) {
+    if (tls_cache_state == 2) return false;
+    RegisterFlusher();
+  }
+  // glibc's own record of the chunk, not the caller's claimed size: a wrong
+  // `bytes` in Deallocate must not turn into an overflow at the next reuse.
+  const size_t capacity = malloc_usable_size(raw) -
+                          static_cast<size_t>(static_cast<char*>(block) -
+                                              static_cast<char*>(raw));
+  if (capacity > kMaxBigCacheBytes) return false;
+  ThreadCache& cache = tls_cache;
+  while (cache.big_count == kBigCacheEntries ||
+         cache.big_bytes + capacity > kMaxBigCacheBytes) {
+    std::free(HeaderOf(cache.big[0].block)->raw);
+    cache.big_bytes -= cache.big[0].capacity;
+    for (int j = 1; j < cache.big_count; ++j) cache.big[j - 1] = cache.big[j];
+    --cache.big_count;
+  }
+  HeaderOf(block)->tag |= kCachedFlag;
+  cache.big[cache.big_count++] = BigCacheEntry{block, capacity};
+  cache.big_bytes += capacity;
   return true;
 }
 
@@ -210,6 +283,22 @@ size_t NextPowerOfTwoAlignment(size_t value) {
 }
 
 }  // namespace
+
+SystemThreadCacheUsage CallingThreadCacheUsage() {
+  SystemThreadCacheUsage usage;
+  for (const auto& by_alignment : tls_cache.lists) {
+    for (uint32_t size_class = 0; size_class <= kCachedSizeClasses;
+         ++size_class) {
+      usage.blocks += by_alignment[size_class].count;
+      usage.bytes += by_alignment[size_class].count * size_class * kCacheGranule;
+    }
+  }
+  usage.blocks += static_cast<size_t>(tls_cache.big_count);
+  usage.bytes += tls_cache.big_bytes;
+  return usage;
+}
+
+void ReleaseCallingThreadCache() { FlushThreadCache(); }
 
 bool HugePagesEnabledByDefault() {
   const char* env = std::getenv("TESSERA_HUGE_PAGES");
@@ -227,7 +316,14 @@ SystemAllocator::SystemAllocator(absl::string_view name, size_t min_alignment,
       options_(options),
       registry_(options.track_live_blocks
                     ? std::make_unique<internal::LiveBlockRegistry>()
-                    : nullptr) {}
+                    : nullptr),
+      cache_alignment_index_(
+          kThreadCacheEnabled && registry_ == nullptr && !zero_every_block &&
+                  UsesHeader(min_alignment) &&
+                  min_alignment >= kMinCachedAlignment &&
+                  min_alignment <= kMaxCachedAlignment
+              ? AlignmentIndex(min_alignment)
+              : -1) {}
 
 size_t SystemAllocator::max_allocation_size() const {
   // glibc refuses anything above PTRDIFF_MAX; keep room for the alignment.
@@ -246,27 +342,45 @@ void SystemAllocator::MaybeAdviseHugePages(void* ptr,
   }
 }
 
-// The hot path, kept small enough to inline: a thread-cache hit for aligned
-// blocks, or plain malloc for small unaligned ones. Everything else (cache
-// miss, calloc, memalign, huge pages, the debug registry) is AllocateSlow.
+// The hot path, a leaf kept small enough to inline: a thread-cache hit for
+// aligned blocks. Small unaligned requests go straight to malloc
+// (AllocateFromMalloc); everything else (cache miss, calloc, memalign, huge
+// pages, the debug registry) is AllocateSlow.
 inline void* SystemAllocator::AllocateImpl(size_t bytes, size_t alignment,
                                            bool zero) noexcept {
-  if (__builtin_expect(registry_ == nullptr && !zero, 1)) {
-    const size_t effective = EffectiveAlignment(alignment);
-    const size_t request = bytes == 0 ? 1 : bytes;
-    void* block = nullptr;
-    if (effective <= kDefaultAlignment) {
-      if (request < options_.huge_page_threshold) block = std::malloc(request);
-    } else if (UsesHeader(effective)) {
-      const uint32_t size_class = SizeClassOf(request, effective);
-      if (size_class != 0) block = PopCached(effective, size_class);
+  // The common case first: a small request at the allocator's own alignment,
+  // whose free list was picked at construction.
+  if (!zero && cache_alignment_index_ >= 0 && alignment <= min_alignment_ &&
+      bytes - 1 < kMaxCachedBytes) {
+    FreeList& list = tls_cache.lists[cache_alignment_index_]
+                                    [(bytes + kCacheGranule - 1) / kCacheGranule];
+    void* block = list.head;
+    auto* slot = stats_.OwnSlotOrNull();
+    if (block != nullptr && slot != nullptr) {
+      list.head = *static_cast<void**>(block);
+      --list.count;
+      HeaderOf(block)->tag &= ~kCachedFlag;
+      internal::ConcurrentStatsRecorder::RecordAllocationIn(*slot, bytes);
+      return block;
     }
-    if (block != nullptr) {
+  }
+  if (__builtin_expect(registry_ == nullptr && !zero, 1) &&
+      EffectiveAlignment(alignment) <= kDefaultAlignment) {
+    return AllocateFromMalloc(bytes, alignment);
+  }
+  return AllocateSlow(bytes, alignment, zero);
+}
+
+void* SystemAllocator::AllocateFromMalloc(size_t bytes,
+                                          size_t alignment) noexcept {
+  const size_t request = bytes == 0 ? 1 : bytes;
+  if (request < options_.huge_page_threshold) {
+    if (void* block = std::malloc(request)) {
       stats_.RecordAllocation(bytes);
       return block;
     }
   }
-  return AllocateSlow(bytes, alignment, zero);
+  return AllocateSlow(bytes, alignment, /*zero=*/false);
 }
 
 void* SystemAllocator::AllocateSlow(size_t bytes, size_t alignment,
@@ -282,18 +396,27 @@ void* SystemAllocator::AllocateSlow(size_t bytes, size_t alignment,
     if (size_class != 0) {
       block = PopCached(effective, size_class);
       if (block != nullptr && zero) std::memset(block, 0, request);
+    } else if (!zero && kThreadCacheEnabled) {
+      // Zeroed big blocks come from calloc instead: for fresh pages the
+      // kernel has already zeroed them, which a cached block cannot match.
+      block = PopBigCached(request, effective);
     }
     if (block == nullptr) {
       const size_t raw_bytes = UsableBytes(request, size_class) + effective;
       void* raw = zero ? std::calloc(1, raw_bytes) : std::malloc(raw_bytes);
-      if (raw != nullptr) block = PlaceBlock(raw, effective, size_class);
+      if (raw != nullptr) {
+        block = PlaceBlock(raw, effective, size_class);
+        MaybeAdviseHugePages(block, request);
+      }
     }
   } else {
     if (posix_memalign(&block, effective, request) != 0) block = nullptr;
     if (block != nullptr && zero) std::memset(block, 0, request);
   }
   if (block == nullptr) return CountFailure();
-  MaybeAdviseHugePages(block, request);
+  // Header blocks were advised when they were first carved (a cached one
+  // keeps its advice); the others are fresh from glibc.
+  if (!UsesHeader(effective)) MaybeAdviseHugePages(block, request);
   if (registry_) registry_->Insert(block, bytes, alignment);
   stats_.RecordAllocation(bytes);
   return block;
@@ -366,8 +489,37 @@ void SystemAllocator::ReportBadHeader(void* ptr, bool cached) const noexcept {
              : "no valid block header below the pointer");
 }
 
+// The hot path, a leaf: a valid, live small header block goes back to the
+// thread cache. Anything else (no header, a full list, a bad header to
+// report, the registry) is DeallocateSlow, which repeats the checks.
 void SystemAllocator::DoDeallocate(void* ptr, size_t bytes,
                                    size_t alignment) noexcept {
+  if (cache_alignment_index_ >= 0 && alignment <= min_alignment_ &&
+      (reinterpret_cast<uintptr_t>(ptr) & (min_alignment_ - 1)) == 0) {
+    const BlockHeader* header = HeaderOf(ptr);
+    const uint64_t tag = header->tag;  // cached flag set: not equal below
+    const uint32_t size_class =
+        static_cast<uint32_t>(tag >> kSizeClassShift) & 0x7fff;
+    if (size_class - 1 < kCachedSizeClasses &&
+        tag == HeaderTag(header->raw, ptr, size_class) &&
+        tls_cache_state == 1) {
+      FreeList& list = tls_cache.lists[cache_alignment_index_][size_class];
+      auto* slot = stats_.OwnSlotOrNull();
+      if (list.count < kMaxBlocksPerList && slot != nullptr) {
+        internal::ConcurrentStatsRecorder::RecordDeallocationIn(*slot, bytes);
+        HeaderOf(ptr)->tag = tag | kCachedFlag;
+        *static_cast<void**>(ptr) = list.head;
+        list.head = ptr;
+        ++list.count;
+        return;
+      }
+    }
+  }
+  DeallocateSlow(ptr, bytes, alignment);
+}
+
+void SystemAllocator::DeallocateSlow(void* ptr, size_t bytes,
+                                     size_t alignment) noexcept {
   if (__builtin_expect(registry_ != nullptr, 0) &&
       !EraseFromRegistry(ptr, bytes, alignment)) {
     return;  // reported; never hand a bad pointer to free()
@@ -389,7 +541,8 @@ void SystemAllocator::DoDeallocate(void* ptr, size_t bytes,
     return;
   }
   stats_.RecordDeallocation(bytes);
-  if (header.size_class != 0 && PushCached(ptr, effective, header.size_class)) {
+  if (header.size_class != 0 ? PushCached(ptr, effective, header.size_class)
+                             : PushBigCached(ptr, header.raw)) {
     return;
   }
   std::free(header.raw);

@@ -362,6 +362,64 @@ TEST(AlignedAllocatorTest, ThreadCacheRecyclesSmallBlocksAndCatchesDoubleFree) {
   EXPECT_EQ(allocator.stats().live_allocations(), 0u);
 }
 
+TEST(AlignedAllocatorTest, ThreadCacheRecyclesBigBlocksWithinItsBounds) {
+  ReleaseCallingThreadCache();
+  if (!kSystemThreadCacheEnabled) {
+    AlignedAllocator allocator(64, Untracked());
+    allocator.Deallocate(allocator.Allocate(100 << 10), 100 << 10);
+    EXPECT_EQ(CallingThreadCacheUsage().blocks, 0u);
+    return;
+  }
+  ViolationRecorder recorder;
+  AlignedAllocator allocator(64, Untracked());
+  const size_t bytes = 100 << 10;
+  void* first = allocator.Allocate(bytes);
+  allocator.Deallocate(first, bytes);
+  EXPECT_EQ(CallingThreadCacheUsage().blocks, 1u);
+  EXPECT_GE(CallingThreadCacheUsage().bytes, bytes);
+  // A request far smaller than the cached block does not take it...
+  void* small = allocator.Allocate(bytes / 4);
+  EXPECT_NE(small, first);
+  allocator.Deallocate(small, bytes / 4);
+  // ...a similar one does, still aligned.
+  void* second = allocator.Allocate(bytes - 1000);
+  EXPECT_EQ(second, first);
+  std::memset(second, 7, bytes - 1000);
+  allocator.Deallocate(second, bytes - 1000);
+  // Freed again while cached: a double free, caught by the header's flag.
+  allocator.Deallocate(second, bytes - 1000);
+  ASSERT_EQ(recorder.violations().size(), 1u);
+  EXPECT_EQ(recorder.violations()[0].violation, ContractViolation::kDoubleFree);
+
+  // Bounded: six 20 MiB blocks freed leave at most 4 blocks and 64 MiB.
+  std::vector<void*> big;
+  for (int i = 0; i < 6; ++i) big.push_back(allocator.Allocate(size_t{20} << 20));
+  for (void* ptr : big) allocator.Deallocate(ptr, size_t{20} << 20);
+  EXPECT_LE(CallingThreadCacheUsage().blocks, 4u);
+  EXPECT_LE(CallingThreadCacheUsage().bytes, size_t{64} << 20);
+  EXPECT_GE(CallingThreadCacheUsage().bytes, size_t{40} << 20);
+  ReleaseCallingThreadCache();
+  EXPECT_EQ(CallingThreadCacheUsage().blocks, 0u);
+  EXPECT_EQ(CallingThreadCacheUsage().bytes, 0u);
+  EXPECT_EQ(allocator.stats().bytes_in_use, 0u);
+}
+
+TEST(AlignedAllocatorTest, BigCacheTrustsGlibcNotTheClaimedSize) {
+  ReleaseCallingThreadCache();
+  AlignedAllocator allocator(64, Untracked());
+  void* first = allocator.Allocate(2048);
+  ASSERT_NE(first, nullptr);
+  // A caller that lies about the size (untracked: not detectable here)...
+  allocator.Deallocate(first, size_t{1} << 20);
+  // ...must not get that 2 KiB block back for a 1 MiB request.
+  void* big = allocator.Allocate(size_t{1} << 20);
+  ASSERT_NE(big, nullptr);
+  EXPECT_NE(big, first);
+  std::memset(big, 1, size_t{1} << 20);
+  allocator.Deallocate(big, size_t{1} << 20);
+  ReleaseCallingThreadCache();
+}
+
 TEST(AlignedAllocatorTest, BlocksFreedOnAnotherThreadAreReusable) {
   AlignedAllocator allocator(32, Untracked());
   std::vector<void*> blocks;
