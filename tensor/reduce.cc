@@ -3,8 +3,8 @@
 #include "tensor/reduce.h"
 
 #include <array>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <utility>
@@ -17,13 +17,30 @@
 namespace tessera {
 namespace {
 
+bool HasIdentity(ReduceOp op) {
+  return op != ReduceOp::kMin && op != ReduceOp::kMax;
+}
+
 absl::Status NoIdentity(ReduceOp op) {
   return absl::InvalidArgumentError(absl::StrFormat(
       "zero-size array to reduction operation %s which has no identity",
       ReduceOpName(op)));
 }
 
-// Combines partial results `*acc` and `value` (both of `dtype`).
+// Writes the identity of `op` (sum 0, prod 1, all true, any false) in
+// `dtype` to `n` elements at `out`.
+void FillIdentity(ReduceOp op, DType dtype, void* out, int64_t n) {
+  VisitDType(dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const T value = (op == ReduceOp::kProd || op == ReduceOp::kAll) ? T(1)
+                                                                    : T(0);
+    T* p = static_cast<T*>(out);
+    for (int64_t i = 0; i < n; ++i) p[i] = value;
+  });
+}
+
+// Combines partial results `*acc` and `value` (both of `dtype`, the result
+// dtype of `op`).
 void Combine(ReduceOp op, DType dtype, void* acc, const void* value) {
   VisitDType(dtype, [&](auto zero) {
     using T = decltype(zero);
@@ -31,19 +48,26 @@ void Combine(ReduceOp op, DType dtype, void* acc, const void* value) {
     std::memcpy(&a, acc, sizeof(T));
     std::memcpy(&v, value, sizeof(T));
     T r;
-    if constexpr (std::is_floating_point<T>::value) {
+    if constexpr (std::is_same<T, bool>::value) {
+      r = (op == ReduceOp::kMin || op == ReduceOp::kAll || op == ReduceOp::kProd)
+              ? (a && v)
+              : (a || v);
+    } else if constexpr (std::is_floating_point<T>::value) {
       if (op == ReduceOp::kSum) {
         r = a + v;
+      } else if (op == ReduceOp::kProd) {
+        r = a * v;
       } else if (std::isnan(a) || std::isnan(v)) {
         r = std::numeric_limits<T>::quiet_NaN();
       } else {
         r = op == ReduceOp::kMax ? (v > a ? v : a) : (v < a ? v : a);
       }
-    } else if constexpr (std::is_same<T, bool>::value) {
-      r = op == ReduceOp::kMin ? (a && v) : (a || v);
     } else {
+      using U = std::make_unsigned_t<T>;
       if (op == ReduceOp::kSum) {
-        r = static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(v));
+        r = static_cast<T>(static_cast<U>(a) + static_cast<U>(v));
+      } else if (op == ReduceOp::kProd) {
+        r = static_cast<T>(static_cast<U>(a) * static_cast<U>(v));
       } else {
         r = op == ReduceOp::kMax ? (v > a ? v : a) : (v < a ? v : a);
       }
@@ -52,33 +76,64 @@ void Combine(ReduceOp op, DType dtype, void* acc, const void* value) {
   });
 }
 
-Shape KeptShape(const Tensor& t, std::optional<int> axis) {
-  Shape shape(t.shape().begin(), t.shape().end());
+// How a reduction walks its input: the kept axes index the output, the
+// reduced axes index the elements combined into each output element.
+struct ReducePlan {
+  Shape out_shape;        // kept extents, in input order (no keepdims 1s)
+  Strides outer_strides;  // input byte strides of the kept axes
+  Shape inner_shape;      // reduced extents, in input order
+  Strides inner_strides;  // input byte strides of the reduced axes
+  Shape kept_shape;       // the keepdims shape (reduced extents are 1)
+  int64_t count = 0;      // elements per output element (saturates)
+};
+
+absl::StatusOr<ReducePlan> MakePlan(const Tensor& t, const Axes& axes) {
+  auto reduced = ReducedAxes(axes, t.ndim());
+  if (!reduced.ok()) return reduced.status();
+  ReducePlan plan;
+  plan.count = 1;
+  bool saturated = false;
   for (int k = 0; k < t.ndim(); ++k) {
-    if (!axis.has_value() || k == *axis) shape[k] = 1;
+    if ((*reduced)[k]) {
+      plan.inner_shape.push_back(t.shape(k));
+      plan.inner_strides.push_back(t.strides()[k]);
+      plan.kept_shape.push_back(1);
+      if (!saturated &&
+          __builtin_mul_overflow(plan.count, t.shape(k), &plan.count)) {
+        saturated = true;
+      }
+    } else {
+      plan.out_shape.push_back(t.shape(k));
+      plan.outer_strides.push_back(t.strides()[k]);
+      plan.kept_shape.push_back(t.shape(k));
+    }
   }
-  return shape;
+  // Extents of an empty tensor may overflow; a zero makes the count zero.
+  for (int64_t extent : plan.inner_shape) {
+    if (extent == 0) plan.count = 0;
+  }
+  if (saturated && plan.count != 0) {
+    plan.count = std::numeric_limits<int64_t>::max();
+  }
+  return plan;
 }
 
-// Reduces everything into the single element at `out`.
-void ReduceAll(ReduceOp op, const Tensor& t, DType out_dtype, char* out) {
-  if (t.size() == 0) {
-    std::memset(out, 0, DTypeSize(out_dtype));  // sum's identity
+// Reduces the block of `shape`/`strides` at `base` into `out` (one element
+// of `ReduceResultDType(op, dtype)`). The block is not empty.
+void ReduceBlock(ReduceOp op, DType dtype, const char* base,
+                 absl::Span<const int64_t> shape,
+                 absl::Span<const int64_t> strides, void* out) {
+  if (shape.size() == 1) {
+    kernels::ReduceLine(op, dtype, base, strides[0], shape[0], out);
     return;
   }
-  if (t.c_contiguous() || t.f_contiguous()) {
-    kernels::ReduceLine(op, t.dtype(), t.data(),
-                        static_cast<int64_t>(t.itemsize()), t.size(), out);
-    return;
-  }
+  const DType out_dtype = ReduceResultDType(op, dtype);
   bool first = true;
   internal::ForEachRow<1>(
-      t.shape(), {t.strides()}, {const_cast<char*>(
-                                     static_cast<const char*>(t.data()))},
+      shape, {strides}, {const_cast<char*>(base)},
       [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t n) {
         alignas(8) char partial[8];
-        kernels::ReduceLine(op, t.dtype(), p[0], s[0], n,
-                            first ? out : partial);
+        kernels::ReduceLine(op, dtype, p[0], s[0], n, first ? out : partial);
         if (!first) Combine(op, out_dtype, out, partial);
         first = false;
       });
@@ -96,102 +151,261 @@ bool IsContiguousBlock(absl::Span<const int64_t> shape,
   return true;
 }
 
-}  // namespace
+// The elementwise kernel that folds one block of partial results into the
+// output for `op`, when the accumulator is the input dtype.
+std::optional<BinaryOp> RowCombiner(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return BinaryOp::kAdd;
+    case ReduceOp::kProd: return BinaryOp::kMultiply;
+    case ReduceOp::kMax: return BinaryOp::kMaximum;
+    case ReduceOp::kMin: return BinaryOp::kMinimum;
+    case ReduceOp::kAll:
+    case ReduceOp::kAny:
+      break;
+  }
+  return std::nullopt;
+}
 
-absl::StatusOr<Tensor> Reduce(ReduceOp op, const Tensor& t,
-                              std::optional<int> axis, bool keepdims,
-                              Allocator* allocator) {
-  const DType out_dtype = op == ReduceOp::kSum ? SumDType(t.dtype()) : t.dtype();
-  if (!axis.has_value()) {
-    if (op != ReduceOp::kSum && t.size() == 0) return NoIdentity(op);
-    const Shape shape = keepdims ? KeptShape(t, std::nullopt) : Shape{};
-    auto out = empty(shape, out_dtype, allocator);
-    if (!out.ok()) return out.status();
-    ReduceAll(op, t, out_dtype, static_cast<char*>(out->mutable_data()));
-    return out;
-  }
-  auto a = NormalizeAxis(*axis, t.ndim());
-  if (!a.ok()) return a.status();
-  const int64_t length = t.shape(*a);
-  Shape rest_shape;
-  Strides rest_strides;
-  for (int k = 0; k < t.ndim(); ++k) {
-    if (k == *a) continue;
-    rest_shape.push_back(t.shape(k));
-    rest_strides.push_back(t.strides()[k]);
-  }
-  const int64_t axis_stride = t.strides()[*a];
-  auto out = empty(rest_shape, out_dtype, allocator);
-  if (!out.ok()) return out.status();
-  if (out->size() > 0) {
-    if (length == 0) {
-      if (op != ReduceOp::kSum) return NoIdentity(op);
-      std::memset(out->mutable_data(), 0, static_cast<size_t>(out->nbytes()));
-    } else if (out_dtype == t.dtype() &&
-               IsContiguousBlock(rest_shape, rest_strides,
-                                 static_cast<int64_t>(t.itemsize())) &&
-               axis_stride != static_cast<int64_t>(t.itemsize())) {
-      // Each index along the axis is a contiguous block shaped like the
-      // output: accumulate blocks elementwise with the SIMD binary kernel.
-      const BinaryOp combine = op == ReduceOp::kSum   ? BinaryOp::kAdd
-                               : op == ReduceOp::kMax ? BinaryOp::kMaximum
-                                                      : BinaryOp::kMinimum;
-      const int64_t size = static_cast<int64_t>(t.itemsize());
-      const char* in = static_cast<const char*>(t.data());
-      char* o = static_cast<char*>(out->mutable_data());
-      std::memcpy(o, in, static_cast<size_t>(out->nbytes()));
-      for (int64_t i = 1; i < length; ++i) {
-        kernels::BinaryRow(combine, t.dtype(), o, size, in + i * axis_stride,
-                           size, o, size, out->size());
-      }
-    } else {
-      internal::ForEachRow<2>(
-          rest_shape, {rest_strides, out->strides()},
-          {const_cast<char*>(static_cast<const char*>(t.data())),
-           static_cast<char*>(out->mutable_data())},
-          [&](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t n) {
-            for (int64_t j = 0; j < n; ++j) {
-              kernels::ReduceLine(op, t.dtype(), p[0] + j * s[0], axis_stride,
-                                  length, p[1] + j * s[1]);
-            }
-          });
-    }
-  }
-  if (!keepdims) return out;
-  Shape kept = KeptShape(t, *a);
-  Strides strides = ContiguousStrides(kept, out->itemsize());
-  return Tensor::UncheckedView(out->storage(), out_dtype, std::move(kept),
+// The reshaped view of `out` with the keepdims shape.
+Tensor WithKeptDims(const Tensor& out, const ReducePlan& plan) {
+  Shape kept = plan.kept_shape;
+  Strides strides = ContiguousStrides(kept, out.itemsize());
+  return Tensor::UncheckedView(out.storage(), out.dtype(), std::move(kept),
                                std::move(strides), 0, true,
                                /*owns_data=*/true);
 }
 
-absl::StatusOr<Tensor> mean(const Tensor& t, std::optional<int> axis,
-                            bool keepdims, Allocator* allocator) {
-  int64_t count = t.size();
-  if (axis.has_value()) {
-    auto a = NormalizeAxis(*axis, t.ndim());
-    if (!a.ok()) return a.status();
-    count = t.shape(*a);
+// Runs `op` over the plan into `out` (C-contiguous, plan.out_shape, not
+// empty); plan.count >= 1.
+void RunReduce(ReduceOp op, const Tensor& t, const ReducePlan& plan,
+               const Tensor& out) {
+  const DType out_dtype = out.dtype();
+  const char* in = static_cast<const char*>(t.data());
+  char* o = static_cast<char*>(out.mutable_data());
+  if (plan.out_shape.empty() && (t.c_contiguous() || t.f_contiguous())) {
+    // Everything into one element, a single contiguous line.
+    kernels::ReduceLine(op, t.dtype(), in, static_cast<int64_t>(t.itemsize()),
+                        t.size(), o);
+    return;
   }
+  const auto combiner = RowCombiner(op);
+  if (plan.inner_shape.size() == 1 && combiner.has_value() &&
+      out_dtype == t.dtype() &&
+      IsContiguousBlock(plan.out_shape, plan.outer_strides,
+                        static_cast<int64_t>(t.itemsize())) &&
+      plan.inner_strides[0] != static_cast<int64_t>(t.itemsize())) {
+    // Each index along the axis is a contiguous block shaped like the
+    // output: accumulate blocks elementwise with the SIMD binary kernel.
+    const int64_t size = static_cast<int64_t>(t.itemsize());
+    const int64_t axis_stride = plan.inner_strides[0];
+    std::memcpy(o, in, static_cast<size_t>(out.nbytes()));
+    for (int64_t i = 1; i < plan.inner_shape[0]; ++i) {
+      kernels::BinaryRow(*combiner, t.dtype(), o, size, in + i * axis_stride,
+                         size, o, size, out.size());
+    }
+    return;
+  }
+  internal::ForEachRow<2>(
+      plan.out_shape, {plan.outer_strides, out.strides()},
+      {const_cast<char*>(in), o},
+      [&](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t n) {
+        for (int64_t j = 0; j < n; ++j) {
+          ReduceBlock(op, t.dtype(), p[0] + j * s[0], plan.inner_shape,
+                      plan.inner_strides, p[1] + j * s[1]);
+        }
+      });
+}
+
+// Sum of squared deviations from `mean` over a block, in double.
+template <typename T>
+double SquaredDeviations(const char* base, absl::Span<const int64_t> shape,
+                         absl::Span<const int64_t> strides, double mean) {
+  double total = 0;
+  internal::ForEachRow<1>(
+      shape, {strides}, {const_cast<char*>(base)},
+      [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t n) {
+        double row = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          T v;
+          std::memcpy(&v, p[0] + i * s[0], sizeof(T));
+          const double d = static_cast<double>(v) - mean;
+          row += d * d;
+        }
+        total += row;
+      });
+  return total;
+}
+
+absl::StatusOr<Tensor> ArgReduce(bool is_max, const Tensor& t,
+                                 std::optional<int> axis, bool keepdims,
+                                 Allocator* allocator) {
+  Tensor source = t;
+  if (!axis.has_value() && t.ndim() != 1) {
+    // NumPy flattens in C order; a copy only when no view can.
+    auto flat = ravel(t, allocator);
+    if (!flat.ok()) return flat.status();
+    source = *std::move(flat);
+  }
+  const int a_input = axis.has_value() ? *axis : 0;
+  auto plan = MakePlan(source, Axes(a_input));
+  if (!plan.ok()) return plan.status();
+  if (plan->count == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("attempt to get %s of an empty sequence",
+                        is_max ? "argmax" : "argmin"));
+  }
+  auto out = empty(plan->out_shape, DType::kInt64, allocator);
+  if (!out.ok()) return out.status();
+  const int64_t length = plan->inner_shape[0];
+  const int64_t stride = plan->inner_strides[0];
+  internal::ForEachRow<2>(
+      plan->out_shape, {plan->outer_strides, out->strides()},
+      {const_cast<char*>(static_cast<const char*>(source.data())),
+       static_cast<char*>(out->mutable_data())},
+      [&](std::array<char*, 2> p, std::array<int64_t, 2> s, int64_t n) {
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t i = kernels::ArgReduceLine(
+              is_max, source.dtype(), p[0] + j * s[0], stride, length);
+          std::memcpy(p[1] + j * s[1], &i, sizeof(i));
+        }
+      });
+  if (!keepdims) return out;
+  if (!axis.has_value()) {
+    // NumPy keeps every axis of the original tensor, each of length 1.
+    ReducePlan all;
+    all.kept_shape.assign(static_cast<size_t>(t.ndim()), 1);
+    return WithKeptDims(*out, all);
+  }
+  return WithKeptDims(*out, *plan);
+}
+
+}  // namespace
+
+absl::StatusOr<absl::InlinedVector<bool, 8>> ReducedAxes(const Axes& axes,
+                                                          int ndim) {
+  absl::InlinedVector<bool, 8> reduced(static_cast<size_t>(ndim), axes.all());
+  if (axes.all()) return reduced;
+  for (int axis : axes.list()) {
+    auto a = NormalizeAxis(axis, ndim);
+    if (!a.ok()) return a.status();
+    if (reduced[*a]) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("duplicate value in 'axis': %d", axis));
+    }
+    reduced[*a] = true;
+  }
+  return reduced;
+}
+
+absl::StatusOr<Tensor> Reduce(ReduceOp op, const Tensor& t, Axes axes,
+                              bool keepdims, Allocator* allocator) {
+  auto plan = MakePlan(t, axes);
+  if (!plan.ok()) return plan.status();
+  if (plan->count == 0 && !HasIdentity(op)) return NoIdentity(op);
+  const DType out_dtype = ReduceResultDType(op, t.dtype());
+  auto out = empty(plan->out_shape, out_dtype, allocator);
+  if (!out.ok()) return out.status();
+  if (out->size() > 0) {
+    if (plan->count == 0) {
+      FillIdentity(op, out_dtype, out->mutable_data(), out->size());
+    } else {
+      RunReduce(op, t, *plan, *out);
+    }
+  }
+  if (!keepdims) return out;
+  return WithKeptDims(*out, *plan);
+}
+
+absl::StatusOr<Tensor> mean(const Tensor& t, Axes axes, bool keepdims,
+                            Allocator* allocator) {
+  auto plan = MakePlan(t, axes);
+  if (!plan.ok()) return plan.status();
   absl::StatusOr<Tensor> total;
   if (IsFloat(t.dtype())) {
-    total = Reduce(ReduceOp::kSum, t, axis, keepdims, allocator);
+    total = Reduce(ReduceOp::kSum, t, axes, keepdims, allocator);
   } else {
     // NumPy converts each element to float64 before summing.
     auto converted = astype(t, DType::kFloat64, allocator);
     if (!converted.ok()) return converted.status();
-    total = Reduce(ReduceOp::kSum, *converted, axis, keepdims, allocator);
+    total = Reduce(ReduceOp::kSum, *converted, axes, keepdims, allocator);
   }
   if (!total.ok()) return total.status();
   VisitDType(total->dtype(), [&](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_floating_point<T>::value) {
       T* p = static_cast<T*>(total->mutable_data());
-      const T divisor = static_cast<T>(count);  // 0 / 0 is NaN, as NumPy
+      const T divisor = static_cast<T>(plan->count);  // 0 / 0 is NaN
       for (int64_t i = 0; i < total->size(); ++i) p[i] = p[i] / divisor;
     }
   });
   return total;
+}
+
+absl::StatusOr<Tensor> var(const Tensor& t, Axes axes, int64_t ddof,
+                           bool keepdims, Allocator* allocator) {
+  Tensor source = t;
+  if (!IsFloat(t.dtype())) {
+    auto converted = astype(t, DType::kFloat64, allocator);
+    if (!converted.ok()) return converted.status();
+    source = *std::move(converted);
+  }
+  auto plan = MakePlan(source, axes);
+  if (!plan.ok()) return plan.status();
+  // The first pass: the pairwise mean, in the source dtype as NumPy.
+  auto means = mean(source, axes, /*keepdims=*/false, allocator);
+  if (!means.ok()) return means.status();
+  auto out = empty(plan->out_shape, source.dtype(), allocator);
+  if (!out.ok()) return out.status();
+  const int64_t n = plan->count;
+  const double divisor = static_cast<double>(n > ddof ? n - ddof : 0);
+  VisitDType(source.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_floating_point<T>::value) {
+      const T* m = static_cast<const T*>(means->data());
+      T* o = static_cast<T*>(out->mutable_data());
+      int64_t next = 0;  // outputs are visited in C order
+      internal::ForEachRow<1>(
+          plan->out_shape, {plan->outer_strides},
+          {const_cast<char*>(static_cast<const char*>(source.data()))},
+          [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t len) {
+            for (int64_t j = 0; j < len; ++j, ++next) {
+              const double deviations =
+                  n == 0 ? 0.0
+                         : SquaredDeviations<T>(p[0] + j * s[0],
+                                                plan->inner_shape,
+                                                plan->inner_strides,
+                                                static_cast<double>(m[next]));
+              o[next] = static_cast<T>(deviations / divisor);
+            }
+          });
+    }
+  });
+  if (!keepdims) return out;
+  return WithKeptDims(*out, *plan);
+}
+
+absl::StatusOr<Tensor> stddev(const Tensor& t, Axes axes, int64_t ddof,
+                              bool keepdims, Allocator* allocator) {
+  auto v = var(t, axes, ddof, keepdims, allocator);
+  if (!v.ok()) return v.status();
+  VisitDType(v->dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (std::is_floating_point<T>::value) {
+      T* p = static_cast<T*>(v->mutable_data());
+      for (int64_t i = 0; i < v->size(); ++i) p[i] = std::sqrt(p[i]);
+    }
+  });
+  return v;
+}
+
+absl::StatusOr<Tensor> argmin(const Tensor& t, std::optional<int> axis,
+                              bool keepdims, Allocator* allocator) {
+  return ArgReduce(false, t, axis, keepdims, allocator);
+}
+
+absl::StatusOr<Tensor> argmax(const Tensor& t, std::optional<int> axis,
+                              bool keepdims, Allocator* allocator) {
+  return ArgReduce(true, t, axis, keepdims, allocator);
 }
 
 }  // namespace tessera

@@ -28,9 +28,11 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-// This target's line kernel for every op and dtype (defined in reduce.cc).
+// This target's line kernels for every op and dtype (defined in reduce.cc).
 void ReduceLineImpl(ReduceOp op, DType dtype, const void* data, int64_t stride,
                     int64_t n, void* out);
+int64_t ArgReduceLineImpl(bool is_max, DType dtype, const void* data,
+                          int64_t stride, int64_t n);
 
 template <typename T>
 HWY_INLINE T LoadElement(const char* p) {
@@ -175,6 +177,99 @@ T MinMaxLine(const char* p, int64_t stride, int64_t n, bool is_max) {
                             static_cast<size_t>(n), is_max);
   }
   return MinMaxStrided<T>(p, stride, n, is_max);
+}
+
+// Product of a contiguous float line: one vector of partial products, then
+// the lanes and the scalar tail. Products do not lose accuracy with length
+// the way sums do, so no pairwise split.
+template <typename T>
+HWY_NOINLINE T ProdFloatContiguous(const T* p, size_t n) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  T result = T(1);
+  size_t i = 0;
+  if (n >= N) {
+    auto acc = hn::Set(d, T(1));
+    for (; i <= n - N; i += N) acc = hn::Mul(acc, hn::LoadU(d, p + i));
+    T lanes[256 / sizeof(T)];
+    hn::StoreU(acc, d, lanes);
+    for (size_t k = 0; k < N; ++k) result *= lanes[k];
+  }
+  for (; i < n; ++i) result *= p[i];
+  return result;
+}
+
+// Product in the accumulator `Acc` (SumDType): floats as themselves,
+// integers wrapping through uint64 (modular, so signed results wrap too).
+template <typename T, typename Acc>
+Acc ProdLine(const char* p, int64_t stride, int64_t n) {
+  if constexpr (std::is_floating_point<T>::value) {
+    if (stride == static_cast<int64_t>(sizeof(T)) &&
+        reinterpret_cast<uintptr_t>(p) % alignof(T) == 0) {
+      return ProdFloatContiguous(reinterpret_cast<const T*>(p),
+                                 static_cast<size_t>(n));
+    }
+    T result = T(1);
+    for (int64_t i = 0; i < n; ++i) result *= LoadElement<T>(p + i * stride);
+    return result;
+  } else {
+    uint64_t result = 1;
+    for (int64_t i = 0; i < n; ++i) {
+      result *= static_cast<uint64_t>(
+          static_cast<Acc>(LoadElement<T>(p + i * stride)));
+    }
+    return static_cast<Acc>(result);
+  }
+}
+
+// all (`want_all`) or any: stops at the first element that decides.
+template <typename T>
+bool AllAnyLine(const char* p, int64_t stride, int64_t n, bool want_all) {
+  for (int64_t i = 0; i < n; ++i) {
+    const bool nonzero = LoadElement<T>(p + i * stride) != T(0);
+    if (nonzero != want_all) return !want_all;
+  }
+  return want_all;
+}
+
+// argmin/argmax. Contiguous lines find the extreme value with the SIMD
+// min/max (NaN-propagating), then the first index holding it: NumPy's first
+// occurrence, because it only moves on a strictly better element, and the
+// first NaN when the extreme is NaN.
+template <typename T>
+int64_t ArgLine(const char* p, int64_t stride, int64_t n, bool is_max) {
+  if (stride == static_cast<int64_t>(sizeof(T)) &&
+      reinterpret_cast<uintptr_t>(p) % alignof(T) == 0) {
+    const T* q = reinterpret_cast<const T*>(p);
+    const T extreme = MinMaxContiguous(q, static_cast<size_t>(n), is_max);
+    if constexpr (std::is_floating_point<T>::value) {
+      if (std::isnan(extreme)) {
+        for (int64_t i = 0; i < n; ++i) {
+          if (std::isnan(q[i])) return i;
+        }
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (q[i] == extreme) return i;
+    }
+    return 0;  // unreachable: the extreme is one of the elements
+  }
+  T best = LoadElement<T>(p);
+  int64_t best_index = 0;
+  if constexpr (std::is_floating_point<T>::value) {
+    if (std::isnan(best)) return 0;
+  }
+  for (int64_t i = 1; i < n; ++i) {
+    const T v = LoadElement<T>(p + i * stride);
+    if constexpr (std::is_floating_point<T>::value) {
+      if (std::isnan(v)) return i;
+    }
+    if (is_max ? v > best : v < best) {
+      best = v;
+      best_index = i;
+    }
+  }
+  return best_index;
 }
 
 }  // namespace HWY_NAMESPACE

@@ -122,7 +122,126 @@ void CheckFloatSum(std::mt19937_64& rng) {
   }
 }
 
+// argmin/argmax against a scalar loop that moves only on a strictly better
+// element: random values from a small range (so the extreme repeats and the
+// first occurrence matters), forwards and backwards.
+template <typename T>
+int64_t ReferenceArg(const std::vector<T>& v, bool is_max, bool reversed) {
+  const size_t n = v.size();
+  auto at = [&](size_t i) { return reversed ? v[n - 1 - i] : v[i]; };
+  int64_t best = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_floating_point<T>::value) {
+      if (std::isnan(at(i))) return static_cast<int64_t>(i);
+    }
+    if (is_max ? at(i) > at(best) : at(i) < at(best)) {
+      best = static_cast<int64_t>(i);
+    }
+  }
+  return best;
+}
+
+template <typename T>
+void CheckArg(std::mt19937_64& rng, bool with_nan) {
+  for (size_t n : kLengths) {
+    std::vector<T> v(n);
+    for (auto& x : v) x = static_cast<T>(rng() % 7);
+    if (with_nan) {
+      if constexpr (std::is_floating_point<T>::value) {
+        v[rng() % n] = std::numeric_limits<T>::quiet_NaN();
+        v[rng() % n] = std::numeric_limits<T>::quiet_NaN();
+      }
+    }
+    const char* p = reinterpret_cast<const char*>(v.data());
+    const int64_t size = sizeof(T);
+    for (bool is_max : {false, true}) {
+      ASSERT_EQ(ArgReduceLineImpl(is_max, kDTypeOf<T>, p, size,
+                                  static_cast<int64_t>(n)),
+                ReferenceArg(v, is_max, false))
+          << "n=" << n << " max=" << is_max;
+      ASSERT_EQ(ArgReduceLineImpl(is_max, kDTypeOf<T>, p + (n - 1) * size,
+                                  -size, static_cast<int64_t>(n)),
+                ReferenceArg(v, is_max, true))
+          << "n=" << n << " max=" << is_max;
+    }
+  }
+}
+
+// prod (wrapping for integers), all and any against scalar loops.
+template <typename T, typename Acc>
+void CheckProdAllAny(std::mt19937_64& rng) {
+  for (size_t n : kLengths) {
+    std::vector<T> v(n);
+    // Integers in {-1, 0, 1, 2, 3} (unsigned: wrapped); floats +-1, so that
+    // every order of multiplication gives the same exact product.
+    for (auto& x : v) {
+      if constexpr (std::is_floating_point<T>::value) {
+        x = rng() % 2 ? T(1) : T(-1);
+      } else {
+        x = static_cast<T>(static_cast<int>(rng() % 5) - 1);
+      }
+    }
+    if (rng() % 2) v[rng() % n] = T(0);
+    Acc expected_prod = 1;
+    uint64_t wrapped = 1;
+    bool all = true, any = false;
+    for (T x : v) {
+      if constexpr (std::is_floating_point<T>::value) {
+        expected_prod *= x;
+      } else {
+        wrapped *= static_cast<uint64_t>(static_cast<Acc>(x));
+      }
+      all = all && x != T(0);
+      any = any || x != T(0);
+    }
+    if constexpr (!std::is_floating_point<T>::value) {
+      expected_prod = static_cast<Acc>(wrapped);
+    }
+    const char* p = reinterpret_cast<const char*>(v.data());
+    ASSERT_EQ((Line<Acc, T>(ReduceOp::kProd, p, sizeof(T), n)), expected_prod)
+        << n;
+    ASSERT_EQ((Line<uint8_t, T>(ReduceOp::kAll, p, sizeof(T), n)), all) << n;
+    ASSERT_EQ((Line<uint8_t, T>(ReduceOp::kAny, p, sizeof(T), n)), any) << n;
+  }
+  // Integer products wrap in the 64-bit accumulator: 3^41 mod 2^64.
+  std::vector<T> threes(41, T(3));
+  uint64_t power = 1;
+  for (int i = 0; i < 41; ++i) power *= 3;
+  if constexpr (!std::is_floating_point<T>::value) {
+    ASSERT_EQ((Line<Acc, T>(ReduceOp::kProd,
+                            reinterpret_cast<const char*>(threes.data()),
+                            sizeof(T), threes.size())),
+              static_cast<Acc>(power));
+  }
+}
+
 }  // namespace
+
+void TestArgMinMaxFindFirstOccurrenceAndNaN() {
+  std::mt19937_64 rng(17);
+  CheckArg<uint8_t>(rng, false);
+  CheckArg<int8_t>(rng, false);
+  CheckArg<int16_t>(rng, false);
+  CheckArg<int32_t>(rng, false);
+  CheckArg<uint32_t>(rng, false);
+  CheckArg<int64_t>(rng, false);
+  CheckArg<uint64_t>(rng, false);
+  CheckArg<float>(rng, false);
+  CheckArg<double>(rng, false);
+  CheckArg<float>(rng, true);
+  CheckArg<double>(rng, true);
+}
+
+void TestProdAllAnyMatchScalarReference() {
+  std::mt19937_64 rng(23);
+  CheckProdAllAny<int8_t, int64_t>(rng);
+  CheckProdAllAny<int32_t, int64_t>(rng);
+  CheckProdAllAny<int64_t, int64_t>(rng);
+  CheckProdAllAny<uint8_t, uint64_t>(rng);
+  CheckProdAllAny<uint64_t, uint64_t>(rng);
+  CheckProdAllAny<float, float>(rng);
+  CheckProdAllAny<double, double>(rng);
+}
 
 void TestMinMaxMatchScalarReference() {
   std::mt19937_64 rng(99);
@@ -163,6 +282,8 @@ namespace kernels {
 HWY_BEFORE_TEST(ReduceKernelTest);
 HWY_EXPORT_AND_TEST_P(ReduceKernelTest, TestMinMaxMatchScalarReference);
 HWY_EXPORT_AND_TEST_P(ReduceKernelTest, TestSumsMatchReference);
+HWY_EXPORT_AND_TEST_P(ReduceKernelTest, TestArgMinMaxFindFirstOccurrenceAndNaN);
+HWY_EXPORT_AND_TEST_P(ReduceKernelTest, TestProdAllAnyMatchScalarReference);
 
 }  // namespace kernels
 }  // namespace tessera
