@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "tensor/internal/parallel_ops.h"
 #include "tensor/internal/strided_loop.h"
 #include "tensor/view.h"
 
@@ -235,9 +236,8 @@ absl::StatusOr<Tensor> Binary(BinaryOp op, const Tensor& a, const Tensor& b,
     auto out = empty(a.shape(), a.dtype(), allocator);
     if (!out.ok()) return out.status();
     if (a.size() > 0) {
-      const int64_t size = static_cast<int64_t>(a.itemsize());
-      kernels::BinaryRow(op, a.dtype(), a.data(), size, b.data(), size,
-                         out->mutable_data(), size, a.size());
+      internal::ContiguousBinary(op, a.dtype(), a.data(), b.data(),
+                                 out->mutable_data(), a.size());
     }
     return out;
   }
@@ -281,9 +281,8 @@ absl::Status BinaryInto(BinaryOp op, const Tensor& a, const Tensor& b,
     // Contiguous operands at the same address as `out` are the in-place
     // case; any other overlap takes the general path below.
     if (out.size() > 0) {
-      const int64_t size = static_cast<int64_t>(a.itemsize());
-      kernels::BinaryRow(op, a.dtype(), a.data(), size, b.data(), size,
-                         out.mutable_data(), size, out.size());
+      internal::ContiguousBinary(op, a.dtype(), a.data(), b.data(),
+                                 out.mutable_data(), out.size());
     }
     return absl::OkStatus();
   }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "tensor/internal/parallel_ops.h"
 #include "tensor/internal/strided_loop.h"
 #include "tensor/kernels/binary.h"
 #include "tensor/view.h"
@@ -184,8 +185,7 @@ void RunReduce(ReduceOp op, const Tensor& t, const ReducePlan& plan,
   char* o = static_cast<char*>(out.mutable_data());
   if (plan.out_shape.empty() && (t.c_contiguous() || t.f_contiguous())) {
     // Everything into one element, a single contiguous line.
-    kernels::ReduceLine(op, t.dtype(), in, static_cast<int64_t>(t.itemsize()),
-                        t.size(), o);
+    internal::ContiguousReduce(op, t.dtype(), in, t.size(), o);
     return;
   }
   const auto combiner = RowCombiner(op);

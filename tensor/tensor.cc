@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "alloc/default_allocator.h"
 #include "tensor/internal/strided_loop.h"
+#include "tensor/internal/thread_pool.h"
 
 namespace tessera {
 namespace {
@@ -119,6 +120,25 @@ void CopyConvertUnchecked(const Tensor& source, const Tensor& destination) {
 bool SameLayout(const Tensor& a, const Tensor& b) {
   return a.data() == b.data() && a.shape() == b.shape() &&
          a.strides() == b.strides() && a.dtype() == b.dtype();
+}
+
+// out[i] = first + i * delta for i in [begin, end), in T's arithmetic
+// (NumPy's fill).
+template <typename T>
+void ArangeFloatRange(T* out, int64_t begin, int64_t end, T first, T delta) {
+  if (end <= std::numeric_limits<int32_t>::max()) {
+    // An int32 index converts to float with one SIMD instruction on every
+    // x86 target (int64 needs AVX-512), so this loop vectorizes; the values
+    // are the same.
+    const int32_t stop = static_cast<int32_t>(end);
+    for (int32_t i = static_cast<int32_t>(begin); i < stop; ++i) {
+      out[i] = first + static_cast<T>(i) * delta;
+    }
+  } else {
+    for (int64_t i = begin; i < end; ++i) {
+      out[i] = first + static_cast<T>(i) * delta;
+    }
+  }
 }
 
 }  // namespace
@@ -308,7 +328,8 @@ absl::StatusOr<Tensor> NewTensor(absl::Span<const int64_t> shape, DType dtype,
   auto count = CheckedElementCount(shape, DTypeSize(dtype));
   if (!count.ok()) return count.status();
   const size_t bytes = static_cast<size_t>(*count) * DTypeSize(dtype);
-  auto storage = Storage::Allocate(bytes, Resolve(allocator), zeroed);
+  auto storage = Storage::Allocate(
+      bytes, StorageAllocatorFor(allocator, bytes, zeroed), zeroed);
   if (!storage.ok()) {
     return absl::Status(
         storage.status().code(),
@@ -421,19 +442,11 @@ absl::StatusOr<Tensor> arange(Scalar start, Scalar stop, Scalar step,
     if (length > 1) out[1] = second;
     if constexpr (std::is_floating_point<T>::value) {
       const T delta = second - first;
-      if (length <= std::numeric_limits<int32_t>::max()) {
-        // An int32 index converts to float with one SIMD instruction on
-        // every x86 target (int64 needs AVX-512), so this loop vectorizes;
-        // the values are the same.
-        const int32_t n = static_cast<int32_t>(length);
-        for (int32_t i = 2; i < n; ++i) {
-          out[i] = first + static_cast<T>(i) * delta;
-        }
-      } else {
-        for (int64_t i = 2; i < length; ++i) {
-          out[i] = first + static_cast<T>(i) * delta;
-        }
-      }
+      internal::ParallelFill(length, sizeof(T), [&](int64_t begin,
+                                                    int64_t end) {
+        ArangeFloatRange<T>(out, std::max<int64_t>(begin, 2), end, first,
+                            delta);
+      });
     } else if constexpr (!std::is_same<T, bool>::value) {
       // Modular, as NumPy's integer fill wraps (in uint64, so that no
       // narrow type is promoted to a signed int that could overflow).
@@ -441,10 +454,13 @@ absl::StatusOr<Tensor> arange(Scalar start, Scalar stop, Scalar step,
       const uint64_t base = static_cast<U>(first);
       const uint64_t delta = static_cast<uint64_t>(static_cast<U>(second)) -
                              base;
-      for (int64_t i = 2; i < length; ++i) {
-        out[i] = static_cast<T>(
-            static_cast<U>(base + static_cast<uint64_t>(i) * delta));
-      }
+      internal::ParallelFill(length, sizeof(T), [&](int64_t begin,
+                                                    int64_t end) {
+        for (int64_t i = std::max<int64_t>(begin, 2); i < end; ++i) {
+          out[i] = static_cast<T>(
+              static_cast<U>(base + static_cast<uint64_t>(i) * delta));
+        }
+      });
     }
   });
   return t;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -44,21 +45,23 @@ TEST(StorageTest, FreesThroughTheAllocatorThatMadeIt) {
 
 TEST(StorageTest, LargeDataIsCacheLineAlignedAndFreedWithItsAlignment) {
   CountingAllocator allocator;
-  for (size_t bytes : {size_t{1}, size_t{4095}, size_t{4096}, size_t{100000}}) {
-    auto storage = Storage::Allocate(bytes, allocator, /*zeroed=*/false);
-    ASSERT_TRUE(storage.ok());
-    const size_t want = bytes >= Storage::kLargeBytes ? 64 : kDefaultAlignment;
-    EXPECT_EQ(reinterpret_cast<uintptr_t>((*storage)->data()) % want, 0u)
-        << bytes;
+  for (bool zeroed : {false, true}) {
+    for (size_t bytes : {size_t{1}, Storage::kLargeBytes - 1,
+                         Storage::kLargeBytes, size_t{4000}, size_t{100000}}) {
+      auto storage = Storage::Allocate(bytes, allocator, zeroed);
+      ASSERT_TRUE(storage.ok());
+      const size_t want =
+          bytes >= Storage::kLargeBytes ? 64 : kDefaultAlignment;
+      EXPECT_EQ(reinterpret_cast<uintptr_t>((*storage)->data()) % want, 0u)
+          << bytes << " bytes, zeroed " << zeroed;
+      // The data fits in the block after the header.
+      std::memset((*storage)->data(), 0xab, bytes);
+    }
   }
-  // Zeroed storage keeps the default alignment (calloc's lazy zero pages).
-  auto zeroed = Storage::Allocate(100000, allocator, /*zeroed=*/true);
-  ASSERT_TRUE(zeroed.ok());
-  EXPECT_EQ(reinterpret_cast<uintptr_t>((*zeroed)->data()) % kDefaultAlignment,
-            0u);
-  zeroed = StorageRef();
+  // Every block went back with the size and alignment it was made with.
   EXPECT_EQ(allocator.stats().live_allocations(), 0u);
   EXPECT_EQ(allocator.alignment_mismatches(), 0u);
+  EXPECT_EQ(allocator.size_mismatches(), 0u);
 }
 
 TEST(StorageTest, ZeroedStorageUsesTheZeroedPathAndReadsZero) {
