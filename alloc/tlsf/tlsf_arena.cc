@@ -64,7 +64,7 @@ TlsfArena::TlsfArena(const TlsfArenaOptions& options)
       max_block_(options.max_block_size & ~(options.granularity - 1)),
       carve_bytes_(std::max<size_t>(sizeof(Node), options.granularity)),
       arena_id_(g_next_arena_id.fetch_add(1, std::memory_order_relaxed)),
-      pointer_index_(options.pointer_index),
+      pointer_index_allowed_(options.pointer_index),
       quick_depth_(options.quick_cache_depth),
       quick_max_(options.quick_cache_depth == 0
                      ? 0
@@ -441,6 +441,21 @@ TESSERA_TLSF_INLINE void TlsfArena::LinkBelow(uint32_t fresh, uint32_t upper) {
 // Allocation and free.
 // ---------------------------------------------------------------------------
 
+void TlsfArena::BuildPointerIndex() const {
+  for (int r = 0; r < num_regions_; ++r) {
+    const Region& region = regions_[r];
+    for (uint32_t x = region.last; x != kNil; x = N(x)->prev_phys) {
+      const Node* n = N(x);
+      // Live and cached blocks (a cached block keeps its entry for when it
+      // is handed out again).
+      if (IsFree(n)) continue;
+      region.index[static_cast<size_t>(n->addr - region.base) >>
+                   granule_shift_] = x;
+    }
+  }
+  pointer_index_ = true;
+}
+
 TESSERA_TLSF_INLINE void TlsfArena::NoteAllocated(uint32_t i) {
   Node* n = N(i);
   const size_t size = SizeOf(n);
@@ -751,6 +766,7 @@ absl::Status TlsfArena::LookupPointer(const void* ptr, uint32_t* node,
         "tlsf: %p is not allocated from this arena (outside its regions)",
         ptr));
   }
+  if (!pointer_index_ && pointer_index_allowed_) BuildPointerIndex();
   if (!pointer_index_) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "tlsf: cannot free %p by pointer: the arena was built without a "
@@ -920,6 +936,8 @@ absl::StatusOr<Handle> TlsfArena::Realloc(const Handle& handle,
 // ---------------------------------------------------------------------------
 
 void* TlsfArena::AllocateSlow(size_t bytes, size_t alignment) noexcept {
+  // A block from the generic interface will be freed by pointer.
+  if (!pointer_index_ && pointer_index_allowed_) BuildPointerIndex();
   if (bytes > max_block_ || alignment > kMaxArenaAlignment) {
     return CountFailure();
   }

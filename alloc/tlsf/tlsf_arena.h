@@ -40,7 +40,12 @@
 // 64-byte granularity) but only pages where blocks start are ever touched,
 // and it is validated on every use (the node must say it starts at exactly
 // that pointer and is allocated), so stale or garbage entries are harmless.
-// A handle-only arena (`pointer_index = false`) skips it.
+// The index is built on first use: until a call needs it (the generic
+// interface's Allocate/Deallocate, Free(void*), HandleOf) allocations do not
+// write it, so an arena used through handles alone never touches its pages
+// (with blocks of several KiB spread over the arena that is 6% of RSS). The
+// first such call walks the blocks once to fill it: O(blocks), once. A
+// handle-only arena (`pointer_index = false`) never builds it.
 //
 // Quick cache (on by default, `quick_cache_depth`): freed blocks of small
 // exact sizes (up to 64 granules) are kept unmerged on per-size LIFO lists and
@@ -179,11 +184,10 @@ struct TlsfArenaOptions {
   uint32_t quick_cache_depth = 512;
   uint32_t quick_cache_max_granules = 64;
   size_t quick_cache_bytes = size_t{4} << 20;
-  // Keep the pointer index that makes free by pointer O(1) (Free(void*),
-  // Deallocate, HandleOf, the generic interface). Without it the arena is
-  // handle-only: those calls fail with FailedPrecondition (Deallocate
-  // reports a contract violation), and allocation saves one store and the
-  // index pages' RSS (4 bytes per granule of touched arena).
+  // Allow the pointer index that makes free by pointer O(1) (Free(void*),
+  // Deallocate, HandleOf, the generic interface); it is built on the first
+  // such call. Without it the arena is handle-only: those calls fail with
+  // FailedPrecondition (Deallocate reports a contract violation).
   bool pointer_index = true;
 };
 
@@ -591,6 +595,8 @@ class TlsfArena final : public Allocator {
     return Handle(n->addr, SizeOf(n), i, arena_id_);
   }
   void NoteAllocated(uint32_t i);
+  // Fills the pointer index from the address chains and keeps it from now on.
+  void BuildPointerIndex() const;
   // Free payloads are poisoned in ASan builds, so that a read through a
   // stale pointer is reported where it happens.
   static void PoisonFree(const char* addr, size_t size) {
@@ -633,7 +639,10 @@ class TlsfArena final : public Allocator {
     uint32_t count;  // blocks on the list
   };
   std::array<QuickList, kQuickClasses> quick_;
-  const bool pointer_index_;
+  // Whether the pointer index is built and kept up to date (see the top of
+  // the file); may become true in a const lookup, which fills it.
+  const bool pointer_index_allowed_;
+  mutable bool pointer_index_ = false;
   const uint32_t quick_depth_;
   // Number of quick lists in use: sizes 1..quick_max_ granules (0 when the
   // cache is off), i.e. requests of at most quick_max_bytes_.

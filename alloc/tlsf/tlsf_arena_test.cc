@@ -2,6 +2,8 @@
 
 #include "alloc/tlsf/tlsf_arena.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -772,6 +774,52 @@ TEST(TlsfArenaTest, HandleOnlyArenaRejectsFreeByPointer) {
   EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
   EXPECT_TRUE(arena->Free(*h).ok());
   EXPECT_EQ(arena->Stats().free_blocks, 1u);
+}
+
+// Resident pages of [begin, end), both page-aligned.
+size_t ResidentPages(const void* begin, const void* end) {
+  const size_t pages = (static_cast<const char*>(end) -
+                        static_cast<const char*>(begin)) / 4096;
+  std::vector<unsigned char> resident(pages);
+  EXPECT_EQ(mincore(const_cast<void*>(begin), pages * 4096, resident.data()),
+            0);
+  size_t count = 0;
+  for (unsigned char r : resident) count += r & 1;
+  return count;
+}
+
+TEST(TlsfArenaTest, PointerIndexIsBuiltOnFirstUseAndUntouchedBefore) {
+  auto arena = MakeArena(8 * kMiB);
+  std::vector<Handle> blocks;
+  for (int i = 0; i < 256; ++i) blocks.push_back(*arena->Alloc(8000));
+  ASSERT_TRUE(arena->Free(blocks[3]).ok());  // by handle
+  const void* index_begin = nullptr;
+  const void* index_end = nullptr;
+  arena->WalkBlocks(
+      [&](const TlsfRegionInfo& region) {
+        index_begin = region.memory;
+        index_end = reinterpret_cast<const void*>(
+            reinterpret_cast<uintptr_t>(region.base) & ~uintptr_t{4095});
+      },
+      nullptr);
+  ASSERT_NE(index_begin, nullptr);
+  ASSERT_GT(index_end, index_begin);
+  // 256 blocks of 8 KiB would touch every page of a 2 MiB stretch's index.
+  EXPECT_EQ(ResidentPages(index_begin, index_end), 0u);
+  // The first pointer call builds it from the blocks allocated by handle.
+  EXPECT_TRUE(arena->Free(blocks[10].address()).ok());
+  absl::StatusOr<Handle> found = arena->HandleOf(blocks[200].address());
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(found->size(), blocks[200].size());
+  EXPECT_THAT(Message(arena->Free(blocks[3].address())),
+              HasSubstr("not the start of a live block"));
+  EXPECT_GT(ResidentPages(index_begin, index_end), 0u);
+  EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
+  // From now on allocations keep it: the generic interface frees them.
+  void* p = arena->Allocate(8000);
+  ASSERT_NE(p, nullptr);
+  arena->Deallocate(p, 8000);
+  EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
 }
 
 // ---- Quick cache. ----
