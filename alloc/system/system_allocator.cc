@@ -541,8 +541,12 @@ void SystemAllocator::DeallocateSlow(void* ptr, size_t bytes,
     return;
   }
   stats_.RecordDeallocation(bytes);
-  if (header.size_class != 0 ? PushCached(ptr, effective, header.size_class)
-                             : PushBigCached(ptr, header.raw)) {
+  // A zeroing allocator never takes big blocks from the cache (calloc's fresh
+  // pages are already zero), so it must not fill it either: its blocks would
+  // only hold memory that its next calloc then faults in afresh.
+  if (header.size_class != 0
+          ? PushCached(ptr, effective, header.size_class)
+          : !zero_every_block_ && PushBigCached(ptr, header.raw)) {
     return;
   }
   std::free(header.raw);

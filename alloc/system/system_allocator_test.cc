@@ -402,6 +402,11 @@ TEST(AlignedAllocatorTest, ThreadCacheRecyclesBigBlocksWithinItsBounds) {
   EXPECT_EQ(CallingThreadCacheUsage().blocks, 0u);
   EXPECT_EQ(CallingThreadCacheUsage().bytes, 0u);
   EXPECT_EQ(allocator.stats().bytes_in_use, 0u);
+
+  // A zeroing allocator never reuses big cached blocks, so it keeps none.
+  ZeroedAllocator zeroed(64, Untracked());
+  zeroed.Deallocate(zeroed.Allocate(bytes), bytes);
+  EXPECT_EQ(CallingThreadCacheUsage().blocks, 0u);
 }
 
 TEST(AlignedAllocatorTest, BigCacheTrustsGlibcNotTheClaimedSize) {
