@@ -38,6 +38,9 @@ const std::vector<SubjectInfo>& AllSubjects() {
        "malloc below 64 KiB)"},
       {"stacked_pool", false, false,
        "tessera::StackedPool (fixed 64-byte cells, Take/Return)"},
+      {"numpy", false, true,
+       "NumPy (Debian python3-numpy) in /usr/bin/python3, its own process; "
+       "the baseline of the tensor workloads"},
   };
   return *subjects;
 }
@@ -68,10 +71,41 @@ const std::vector<WorkloadInfo>& AllWorkloads() {
       {"two_thread", "Two-thread churn",
        "two threads, each a ring of 256 live blocks of 16-512 B; wall ns "
        "per operation per thread"},
+      // Tessera's tensor engine (storage from malloc = the default
+      // allocator, aligned64, tlsf, buffer_cache) against NumPy, float32.
+      {"tensor_arange_1e3", "Tensor arange 1e3",
+       "arange(0, n, 1, float32), n = 1e3; ns per call"},
+      {"tensor_arange_1e5", "Tensor arange 1e5",
+       "arange(0, n, 1, float32), n = 1e5; ns per call"},
+      {"tensor_arange_1e7", "Tensor arange 1e7",
+       "arange(0, n, 1, float32), n = 1e7; ns per call"},
+      {"tensor_zeros_1e3", "Tensor zeros 1e3",
+       "zeros(n, float32), n = 1e3; ns per call"},
+      {"tensor_zeros_1e5", "Tensor zeros 1e5",
+       "zeros(n, float32), n = 1e5; ns per call"},
+      {"tensor_zeros_1e7", "Tensor zeros 1e7",
+       "zeros(n, float32), n = 1e7; ns per call"},
+      {"tensor_add_1e3", "Tensor a + b 1e3",
+       "allocating a + b of two float32 vectors, n = 1e3; ns per call"},
+      {"tensor_add_1e5", "Tensor a + b 1e5",
+       "allocating a + b of two float32 vectors, n = 1e5; ns per call"},
+      {"tensor_add_1e7", "Tensor a + b 1e7",
+       "allocating a + b of two float32 vectors, n = 1e7; ns per call"},
+      {"tensor_sum_1e3", "Tensor sum 1e3",
+       "sum of a float32 vector (0-d result), n = 1e3; ns per call"},
+      {"tensor_sum_1e5", "Tensor sum 1e5",
+       "sum of a float32 vector (0-d result), n = 1e5; ns per call"},
+      {"tensor_sum_1e7", "Tensor sum 1e7",
+       "sum of a float32 vector (0-d result), n = 1e7; ns per call"},
       // Only with --trace, never in the default set.
       {"trace", "Trace replay",
        "a recorded program's calls (tools/alloc_trace) replayed in order on "
        "one thread; ns per call, peak RSS growth / peak live bytes"},
+      {"trace_threads", "Trace replay, one thread per recorded thread",
+       "the recorded calls replayed by as many threads as the program had, "
+       "each in its recorded order, a block freed on another thread handed "
+       "over once its allocation has happened; single-threaded allocators "
+       "run behind one mutex; wall ns per call"},
   };
   return *workloads;
 }
@@ -110,8 +144,49 @@ const PeerLibrary* FindPeer(absl::string_view name) {
   return nullptr;
 }
 
+bool IsTensorWorkload(absl::string_view workload) {
+  return absl::StartsWith(workload, "tensor_");
+}
+
+absl::string_view BaselineFor(absl::string_view workload) {
+  return IsTensorWorkload(workload) ? kNumpy : kBaseline;
+}
+
+bool ParseTensorWorkload(absl::string_view workload, std::string* op,
+                         int64_t* elements) {
+  if (!IsTensorWorkload(workload) || FindWorkload(workload) == nullptr) {
+    return false;
+  }
+  absl::string_view rest = workload.substr(7);  // after "tensor_"
+  const size_t underscore = rest.find('_');
+  if (underscore == absl::string_view::npos) return false;
+  const absl::string_view size = rest.substr(underscore + 1);
+  if (size == "1e3") {
+    *elements = 1000;
+  } else if (size == "1e5") {
+    *elements = 100000;
+  } else if (size == "1e7") {
+    *elements = 10000000;
+  } else {
+    return false;
+  }
+  *op = std::string(rest.substr(0, underscore));
+  return true;
+}
+
 bool Supports(const SubjectInfo& subject, absl::string_view workload) {
   const absl::string_view name = subject.name;
+  if (IsTensorWorkload(workload)) {
+    return name == kNumpy || name == "malloc" || name == "aligned64" ||
+           name == "tlsf" || name == "buffer_cache";
+  }
+  if (name == kNumpy) return false;
+  // Threaded replay: every allocator that serves general requests;
+  // single-threaded ones behind a mutex (workloads.h).
+  if (workload == "trace_threads") {
+    return name != "stacked_pool" && name != "zeroed" &&
+           name != "buffer_cache";
+  }
   const bool round_trip = absl::StartsWith(workload, "rt_");
   // A fixed-size pool serves fixed-size cells and nothing else.
   if (name == "stacked_pool") return workload == "pool";

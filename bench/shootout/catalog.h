@@ -17,6 +17,7 @@
 #ifndef TESSERA_BENCH_SHOOTOUT_CATALOG_H_
 #define TESSERA_BENCH_SHOOTOUT_CATALOG_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ namespace shootout {
 
 // The allocator every ratio is measured against, in the same run.
 inline constexpr absl::string_view kBaseline = "glibc";
+// The tensor workloads ("tensor_<op>_<size>") compare Tessera's tensor
+// engine, with its storage from several Tessera allocators, against NumPy
+// run by a Python interpreter in its own process: their baseline is NumPy.
+inline constexpr absl::string_view kNumpy = "numpy";
 
 struct SubjectInfo {
   const char* name;
@@ -63,6 +68,17 @@ const PeerLibrary* FindPeer(absl::string_view name);
 // Whether `subject` takes part in `workload` (a fixed-size pool only serves
 // the pool workload; single-threaded allocators sit out two_thread; ...).
 bool Supports(const SubjectInfo& subject, absl::string_view workload);
+
+// Whether `workload` is one of the tensor workloads (baseline NumPy).
+bool IsTensorWorkload(absl::string_view workload);
+// The subject `workload`'s ratios are measured against: NumPy for tensor
+// workloads, glibc for the rest.
+absl::string_view BaselineFor(absl::string_view workload);
+
+// A tensor workload's operation ("arange", "zeros", "add", "sum") and
+// element count, parsed from its name; false for any other name.
+bool ParseTensorWorkload(absl::string_view workload, std::string* op,
+                         int64_t* elements);
 
 // Run in a child at start-up: proves that the global malloc really is `peer`
 // ("glibc" for Tessera subjects). jemalloc must export `mallctl`, mimalloc

@@ -51,6 +51,7 @@ std::string XmlEscape(const std::string& s) {
 
 const char* BarColor(const std::string& subject) {
   if (subject == std::string(kBaseline)) return "#888888";
+  if (subject == std::string(kNumpy)) return "#59a14f";
   const SubjectInfo* info = FindSubject(subject);
   return info != nullptr && info->is_peer ? "#4e79a7" : "#f28e2b";
 }
@@ -79,9 +80,13 @@ std::string BarChartSvg(const RunResults& r, const std::string& workload,
       "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
       "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">%s</text>\n"
       "<text x=\"10\" y=\"34\" fill=\"#555\">median of rounds, whiskers min-max;"
-      " %s, lower is better; grey = glibc, blue = peers, orange = Tessera"
+      " %s, lower is better; %s"
       "</text>\n",
-      kLeft + kWidth + 150, height, XmlEscape(title), XmlEscape(unit));
+      kLeft + kWidth + 150, height, XmlEscape(title), XmlEscape(unit),
+      IsTensorWorkload(workload)
+          ? "green = NumPy, orange = Tessera tensors (storage from that "
+            "allocator)"
+          : "grey = glibc, blue = peers, orange = Tessera");
   if (top <= 0) top = 1;
   for (size_t i = 0; i < rows.size(); ++i) {
     const int y = kTop + kRow * static_cast<int>(i);
@@ -161,6 +166,89 @@ std::string LatencySvg(const RunResults& r) {
   return svg;
 }
 
+// Every tensor workload: NumPy time / Tessera time per allocator, log
+// scale centred on 1 (right of the line: Tessera faster).
+std::string TensorSvg(const RunResults& r) {
+  std::vector<std::string> tensor_workloads, subjects;
+  for (const std::string& w : r.workloads) {
+    if (IsTensorWorkload(w)) tensor_workloads.push_back(w);
+  }
+  for (const std::string& s : r.subjects) {
+    if (s == std::string(kNumpy)) continue;
+    for (const std::string& w : tensor_workloads) {
+      if (r.Find(w, s) != nullptr) {
+        subjects.push_back(s);
+        break;
+      }
+    }
+  }
+  const char* kColors[] = {"#f28e2b", "#4e79a7", "#e15759", "#76b7b2",
+                           "#edc948", "#b07aa1"};
+  const int kLeft = 150, kHalf = 230, kBar = 8, kTop = 56;
+  const int group = kBar * static_cast<int>(subjects.size()) + 8;
+  const int height =
+      kTop + group * static_cast<int>(tensor_workloads.size()) + 30;
+  const double kDecades = 1.5;  // each side: 10^1.5 = 31.6x
+  std::string svg = absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n"
+      "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+      "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">Tessera "
+      "tensors vs NumPy: NumPy time / Tessera time (log scale; right of the "
+      "line = Tessera faster)</text>\n",
+      kLeft + 2 * kHalf + 80, height);
+  for (size_t k = 0; k < subjects.size(); ++k) {
+    absl::StrAppendFormat(&svg,
+                          "<rect x=\"%d\" y=\"32\" width=\"10\" "
+                          "height=\"10\" fill=\"%s\"/><text x=\"%d\" "
+                          "y=\"41\">%s</text>\n",
+                          10 + 110 * static_cast<int>(k), kColors[k % 6],
+                          24 + 110 * static_cast<int>(k),
+                          XmlEscape(subjects[k]));
+  }
+  const int axis = kLeft + kHalf;
+  absl::StrAppendFormat(&svg,
+                        "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+                        "stroke=\"black\"/>\n",
+                        axis, kTop - 6, axis, height - 24);
+  for (const double mark : {0.1, 1.0, 10.0}) {
+    const double x = axis + kHalf * std::log10(mark) / kDecades;
+    absl::StrAppendFormat(&svg,
+                          "<text x=\"%.0f\" y=\"%d\" text-anchor=\"middle\" "
+                          "fill=\"#555\">%gx</text>\n",
+                          x, height - 10, mark);
+  }
+  for (size_t i = 0; i < tensor_workloads.size(); ++i) {
+    const std::string& w = tensor_workloads[i];
+    const int y = kTop + group * static_cast<int>(i);
+    const Cell* base = r.Find(w, std::string(kNumpy));
+    const double numpy =
+        base != nullptr && base->ok() ? base->Figure(kTimeMetric).median : 0;
+    absl::StrAppendFormat(&svg,
+                          "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s"
+                          "</text>\n",
+                          kLeft - 6, y + group / 2, XmlEscape(w.substr(7)));
+    for (size_t k = 0; k < subjects.size(); ++k) {
+      const Cell* cell = r.Find(w, subjects[k]);
+      if (cell == nullptr || !cell->ok() || numpy <= 0) continue;
+      const double ratio = numpy / cell->Figure(kTimeMetric).median;
+      double dx = kHalf * std::log10(ratio) / kDecades;
+      dx = std::max<double>(-kHalf, std::min<double>(kHalf, dx));
+      const int by = y + kBar * static_cast<int>(k);
+      absl::StrAppendFormat(
+          &svg,
+          "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+          "fill=\"%s\"/>\n<text x=\"%.1f\" y=\"%d\" font-size=\"8\">"
+          "%.2fx</text>\n",
+          dx >= 0 ? axis : axis + dx, by, std::fabs(dx), kBar - 1,
+          kColors[k % 6], dx >= 0 ? axis + dx + 3 : axis + dx - 30,
+          by + kBar - 1, ratio);
+    }
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
 absl::Status WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
@@ -202,42 +290,82 @@ const Cell* RunResults::Find(const std::string& workload,
   return it == cells.end() ? nullptr : &it->second;
 }
 
-std::string TerminalTable(const RunResults& r) {
-  std::string out = absl::StrFormat("%-12s %12s", "workload", "glibc ns/op");
+namespace {
+
+// One table of TerminalTable: `workloads` against `baseline`.
+std::string Table(const RunResults& r,
+                  const std::vector<std::string>& workloads,
+                  const std::string& baseline, const std::string& first) {
+  // Columns: every subject with a cell in these workloads, or missing.
+  std::vector<std::string> columns;
   for (const std::string& s : r.subjects) {
-    if (s != std::string(kBaseline)) absl::StrAppendFormat(&out, " %12s", s);
+    if (s == baseline) continue;
+    for (const std::string& w : workloads) {
+      if (r.Find(w, s) != nullptr) {
+        columns.push_back(s);
+        break;
+      }
+    }
   }
+  const bool base_missing = r.missing.count(baseline) != 0;
+  std::string out = absl::StrFormat("%-17s %12s", first,
+                                    absl::StrCat(baseline, " ns/op"));
+  for (const std::string& s : columns) absl::StrAppendFormat(&out, " %12s", s);
   out += "\n";
-  for (const std::string& w : r.workloads) {
-    const Cell* base = r.Find(w, std::string(kBaseline));
-    const Summary b =
-        base != nullptr && base->ok() ? base->Figure(kTimeMetric) : Summary();
-    absl::StrAppendFormat(&out, "%-12s %12s", w,
-                          base == nullptr || !base->ok()
-                              ? std::string("FAILED")
-                              : FormatNs(b.median) + (b.noisy() ? "!" : " "));
-    for (const std::string& s : r.subjects) {
-      if (s == std::string(kBaseline)) continue;
+  for (const std::string& w : workloads) {
+    const Cell* base = r.Find(w, baseline);
+    const bool base_ok = base != nullptr && base->ok();
+    const Summary b = base_ok ? base->Figure(kTimeMetric) : Summary();
+    absl::StrAppendFormat(
+        &out, "%-17s %12s", w,
+        base_missing ? std::string("skipped")
+        : !base_ok   ? std::string("FAILED")
+                     : FormatNs(b.median) + (b.noisy() ? "!" : " "));
+    for (const std::string& s : columns) {
       const Cell* cell = r.Find(w, s);
       std::string text = "n/a";
-      if (r.missing.count(s)) {
-        text = "missing";
-      } else if (cell != nullptr && !cell->ok()) {
+      if (cell != nullptr && !cell->ok()) {
         text = "FAILED";
       } else if (cell != nullptr) {
         const Summary f = cell->Figure(kTimeMetric);
-        text = absl::StrFormat("%.2fx%s", Ratio(f.median, b.median),
-                               f.noisy() ? "!" : " ");
+        text = base_ok ? absl::StrFormat("%.2fx%s", Ratio(f.median, b.median),
+                                         f.noisy() ? "!" : " ")
+                       : FormatNs(f.median) + (f.noisy() ? "!" : " ");
       }
       absl::StrAppendFormat(&out, " %12s", text);
     }
     out += "\n";
   }
   out += absl::StrFormat(
-      "Columns after glibc: median time as a ratio to glibc's (below 1.00x "
-      "is faster). '!' = spread (max-min)/median above %.0f%% over %d "
+      "Columns after %s: median time as a ratio to %s's (below 1.00x is "
+      "faster)%s. '!' = spread (max-min)/median above %.0f%% over %d "
       "rounds.\n",
+      baseline, baseline,
+      base_missing ? "; with the baseline skipped, median times instead" : "",
       kNoisySpread * 100, r.rounds);
+  return out;
+}
+
+}  // namespace
+
+std::string TerminalTable(const RunResults& r) {
+  std::vector<std::string> allocator_workloads, tensor_workloads;
+  for (const std::string& w : r.workloads) {
+    (IsTensorWorkload(w) ? tensor_workloads : allocator_workloads).push_back(w);
+  }
+  std::string out;
+  if (!allocator_workloads.empty()) {
+    out += Table(r, allocator_workloads, std::string(kBaseline), "workload");
+  }
+  if (!tensor_workloads.empty()) {
+    if (!out.empty()) out += "\n";
+    out += Table(r, tensor_workloads, std::string(kNumpy),
+                 "tensor (float32)");
+    out += "Tensor columns: Tessera's tensor engine with its storage from "
+           "that allocator (malloc = the default allocator).\n";
+    auto missing = r.missing.find(std::string(kNumpy));
+    if (missing != r.missing.end()) out += missing->second + "\n";
+  }
   return out;
 }
 
@@ -245,7 +373,8 @@ std::vector<std::string> Recommendations(const RunResults& r) {
   std::vector<std::string> lines;
   for (const std::string& w : r.workloads) {
     const WorkloadInfo* info = FindWorkload(w);
-    const Cell* base = r.Find(w, std::string(kBaseline));
+    const std::string baseline(BaselineFor(w));
+    const Cell* base = r.Find(w, baseline);
     std::vector<std::pair<Summary, std::string>> ranked;
     for (const std::string& s : r.subjects) {
       const Cell* cell = r.Find(w, s);
@@ -258,20 +387,25 @@ std::vector<std::string> Recommendations(const RunResults& r) {
     });
     std::string title = info != nullptr ? info->title : w;
     if (ranked.empty() || base == nullptr || !base->ok()) {
-      lines.push_back(absl::StrCat("**", title,
-                                   "**: no result (glibc baseline or every "
-                                   "allocator failed)."));
+      auto missing = r.missing.find(baseline);
+      lines.push_back(absl::StrCat(
+          "**", title, "**: no ranking (",
+          missing != r.missing.end()
+              ? missing->second
+              : absl::StrCat(baseline, " baseline or every allocator failed"),
+          ")."));
       continue;
     }
     const Summary b = base->Figure(kTimeMetric);
     const auto& [win, winner] = ranked.front();
     std::string line = absl::StrFormat("**%s**: use **%s** (%s", title, winner,
                                        FormatNs(win.median));
-    if (winner == std::string(kBaseline)) {
-      line += ", glibc itself is fastest)";
+    if (winner == baseline) {
+      line += absl::StrCat(", ", baseline, " itself is fastest)");
     } else {
-      line += absl::StrFormat(", %.2fx faster than glibc's %s)",
-                              b.median / win.median, FormatNs(b.median));
+      line += absl::StrFormat(", %.2fx faster than %s's %s)",
+                              b.median / win.median, baseline,
+                              FormatNs(b.median));
     }
     if (ranked.size() > 1) {
       const auto& [second, runner] = ranked[1];
@@ -295,6 +429,9 @@ std::vector<std::string> Recommendations(const RunResults& r) {
           ". Least memory: **%s** (peak RSS growth %.2fx the live bytes; "
           "glibc %.2fx)",
           lean.second, lean.first, base->Figure("rss_over_live").median);
+    }
+    if (IsTensorWorkload(w) && winner != baseline) {
+      line += " (Tessera's tensor engine with that allocator)";
     }
     lines.push_back(line + ".");
   }
@@ -323,9 +460,17 @@ std::string ResultsJson(const RunResults& r) {
                   "},\n  \"workloads\": [\n");
   for (size_t wi = 0; wi < r.workloads.size(); ++wi) {
     const std::string& w = r.workloads[wi];
-    const Cell* base = r.Find(w, std::string(kBaseline));
+    const std::string baseline(BaselineFor(w));
+    const Cell* base = r.Find(w, baseline);
     absl::StrAppend(&out, "    {\"name\": ", JsonQuote(w),
-                    ", \"unit\": \"ns_per_op\", \"results\": [\n");
+                    ", \"unit\": \"ns_per_op\", \"baseline\": ",
+                    JsonQuote(baseline));
+    auto skipped = r.missing.find(baseline);
+    if (skipped != r.missing.end()) {
+      absl::StrAppend(&out, ", \"baseline_skipped\": ",
+                      JsonQuote(skipped->second));
+    }
+    absl::StrAppend(&out, ", \"results\": [\n");
     std::vector<std::string> results;
     for (const std::string& s : r.subjects) {
       const Cell* cell = r.Find(w, s);
@@ -355,7 +500,8 @@ std::string ResultsJson(const RunResults& r) {
               ", \"min\": ", JsonNumber(f.min), ", \"max\": ",
               JsonNumber(f.max), ", \"spread\": ", JsonNumber(f.spread),
               ", \"noisy\": ", f.noisy() ? "true" : "false",
-              ", \"ratio_to_glibc\": ", JsonNumber(ratio), ", \"rounds\": [",
+              ", \"ratio_to_", baseline, "\": ", JsonNumber(ratio),
+              ", \"rounds\": [",
               absl::StrJoin(values, ", "), "]}"));
         }
       }
@@ -384,15 +530,37 @@ std::string MarkdownReport(const RunResults& r) {
   }
   md += "\n## Headline\n\n```\n" + TerminalTable(r) + "```\n\n";
   md += "## Workloads\n\n";
+  std::string first_tensor;
+  for (const std::string& w : r.workloads) {
+    if (IsTensorWorkload(w)) {
+      first_tensor = w;
+      break;
+    }
+  }
   for (const std::string& w : r.workloads) {
     const WorkloadInfo* info = FindWorkload(w);
-    const Cell* base = r.Find(w, std::string(kBaseline));
-    const Summary b =
-        base != nullptr && base->ok() ? base->Figure(kTimeMetric) : Summary();
+    const std::string baseline(BaselineFor(w));
+    const Cell* base = r.Find(w, baseline);
+    const bool base_ok = base != nullptr && base->ok();
+    const Summary b = base_ok ? base->Figure(kTimeMetric) : Summary();
+    if (IsTensorWorkload(w) && w == first_tensor) {
+      md += "### Tensor engine vs NumPy\n\n"
+            "Tessera's tensor engine (public API: `arange`, `zeros`, `add`, "
+            "`sum`), each tensor's storage from the allocator named, against "
+            "NumPy in its own Python process; float32, the same number of "
+            "calls on both sides, thread CPU time per call (NumPy's includes "
+            "the Python call overhead a NumPy user pays). Both sides check "
+            "every element of one full-size result before timing.\n\n"
+            "![Tessera tensors vs NumPy](tensor_vs_numpy.svg)\n\n";
+      auto missing = r.missing.find(baseline);
+      if (missing != r.missing.end()) {
+        absl::StrAppend(&md, "**", missing->second, "**\n\n");
+      }
+    }
     absl::StrAppendFormat(&md, "### %s (`%s`)\n\n%s.\n\n![%s](%s.svg)\n\n",
                           info->title, w, info->description, w, w);
-    md += "| allocator | median | min | max | spread | vs glibc |\n"
-          "|---|---:|---:|---:|---:|---:|\n";
+    absl::StrAppend(&md, "| allocator | median | min | max | spread | vs ",
+                    baseline, " |\n|---|---:|---:|---:|---:|---:|\n");
     for (const std::string& s : r.subjects) {
       const Cell* cell = r.Find(w, s);
       if (cell == nullptr) continue;
@@ -402,10 +570,12 @@ std::string MarkdownReport(const RunResults& r) {
         continue;
       }
       const Summary f = cell->Figure(kTimeMetric);
-      absl::StrAppendFormat(&md, "| %s | %s | %s | %s | %.1f%%%s | %.2fx |\n",
-                            s, FormatNs(f.median), FormatNs(f.min),
-                            FormatNs(f.max), f.spread * 100,
-                            f.noisy() ? " !" : "", Ratio(f.median, b.median));
+      absl::StrAppendFormat(
+          &md, "| %s | %s | %s | %s | %.1f%%%s | %s |\n", s,
+          FormatNs(f.median), FormatNs(f.min), FormatNs(f.max),
+          f.spread * 100, f.noisy() ? " !" : "",
+          base_ok ? absl::StrFormat("%.2fx", Ratio(f.median, b.median))
+                  : std::string("skipped"));
     }
     md += "\n";
     if (w == "w4") {
@@ -424,6 +594,22 @@ std::string MarkdownReport(const RunResults& r) {
             cell->Figure("rss_over_live").median);
       }
       md += "\n![W4 latency](w4_latency.svg)\n\n![W4 memory](w4_rss.svg)\n\n";
+      const Cell* tlsf = r.Find(w, "tlsf");
+      if (!r.arena_map.empty() && tlsf != nullptr && tlsf->ok()) {
+        absl::StrAppendFormat(
+            &md,
+            "The TLSF arena at the end of W4 (last round, before the "
+            "teardown): %.0f free blocks; free space between live blocks is "
+            "%.1f%% of the used span, its largest piece %.0f bytes "
+            "(1 - largest/holes = %.3f); %.0f bytes of metadata nodes. "
+            "Blue = live, pale green = free, dark = metadata:\n\n"
+            "![TLSF arena map](%s)\n\n",
+            tlsf->Figure("arena_free_blocks").median,
+            100 * tlsf->Figure("arena_hole_share").median,
+            tlsf->Figure("arena_largest_hole_bytes").median,
+            tlsf->Figure("arena_hole_fragmentation").median,
+            tlsf->Figure("arena_metadata_bytes").median, r.arena_map);
+      }
     }
     if (w == "trace") {
       md += "Replayed calls and memory (medians):\n\n"
@@ -440,6 +626,26 @@ std::string MarkdownReport(const RunResults& r) {
             cell->Figure("rss_over_live").median);
       }
       md += "\n![trace memory](trace_rss.svg)\n\n";
+    }
+    if (w == "trace_threads") {
+      md += "Replay threads and calls (medians). `tlsf` and `size_class` are "
+            "single-threaded and ran behind one mutex taken per call; "
+            "`tlsf_locked` is the arena's own locked form:\n\n"
+            "| allocator | threads | allocations | reallocs | frees | "
+            "frees handed to another thread |\n"
+            "|---|---:|---:|---:|---:|---:|\n";
+      for (const std::string& s : r.subjects) {
+        const Cell* cell = r.Find(w, s);
+        if (cell == nullptr || !cell->ok()) continue;
+        absl::StrAppendFormat(
+            &md, "| %s%s | %.0f | %.0f | %.0f | %.0f | %.0f |\n", s,
+            FindSubject(s)->thread_safe ? "" : " (locked)",
+            cell->Figure("threads").median,
+            cell->Figure("allocations").median,
+            cell->Figure("reallocs").median, cell->Figure("frees").median,
+            cell->Figure("cross_thread_frees").median);
+      }
+      md += "\n";
     }
   }
   md += "## Allocators\n\n";
@@ -464,8 +670,10 @@ absl::Status WriteReport(const RunResults& r, const std::string& dir) {
   }
   std::vector<std::pair<std::string, std::string>> files = {
       {"report.md", MarkdownReport(r)}, {"results.json", ResultsJson(r)}};
+  bool tensor = false;
   for (const std::string& w : r.workloads) {
     const WorkloadInfo* info = FindWorkload(w);
+    tensor = tensor || IsTensorWorkload(w);
     files.push_back({w + ".svg", BarChartSvg(r, w, kTimeMetric, info->title,
                                              "ns/op")});
     if (w == "trace") {
@@ -483,6 +691,7 @@ absl::Status WriteReport(const RunResults& r, const std::string& dir) {
                                    "ratio")});
     }
   }
+  if (tensor) files.push_back({"tensor_vs_numpy.svg", TensorSvg(r)});
   for (const auto& [name, text] : files) {
     absl::Status status = WriteFile(dir + "/" + name, text);
     if (!status.ok()) return status;

@@ -57,13 +57,19 @@ struct RunResults {
   bool quick = false;
   double seconds = 0;
   std::string started_utc;
+  // File name (in the --out directory) of the TLSF arena picture taken after
+  // W4, or empty when none was drawn.
+  std::string arena_map;
 
   const Cell* Find(const std::string& workload,
                    const std::string& subject) const;
 };
 
 // The headline: one row per workload, glibc's ns/op then every subject's
-// time ratio to glibc ("!" where noisy, "n/a" where not run).
+// time ratio to glibc ("!" where noisy, "n/a" where not run). The tensor
+// workloads follow in a table of their own whose baseline is NumPy (columns:
+// the Tessera allocators the tensors' storage came from); when NumPy is
+// missing that column says "skipped" and the others give times, not ratios.
 std::string TerminalTable(const RunResults& results);
 
 // For each workload: the fastest subject and its ratio to glibc, and a

@@ -17,19 +17,27 @@
 // active (catalog.h), validates, measures, and prints one JSON object on
 // stdout; it refuses to report if the proof fails.
 //
+// The tensor workloads' NumPy side runs as a Python child instead
+// (numpy_child.h); the parent first checks that NumPy imports, and when it
+// does not, says so and reports the NumPy column as skipped.
+//
 // Exit status: 0 when everything ran; 1 when a measurement failed (the
 // report still says which, and why); 2 for bad flags or a peer library named
 // in --allocators that is not installed; 3 in a child that cannot report.
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,8 +51,10 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "bench/shootout/arena_map.h"
 #include "bench/shootout/catalog.h"
 #include "bench/shootout/json.h"
+#include "bench/shootout/numpy_child.h"
 #include "bench/shootout/report.h"
 #include "bench/shootout/workloads.h"
 #include "tools/alloc_trace/trace_reader.h"
@@ -70,11 +80,17 @@ ABSL_FLAG(double, size_factor, 1.0,
 ABSL_FLAG(std::string, peer_libs, "",
           "Override peer libraries: name=path,... (e.g. to try another "
           "jemalloc build).");
+ABSL_FLAG(std::string, python, tessera::shootout::kDefaultPython,
+          "Python interpreter that runs NumPy's side of the tensor workloads "
+          "(Debian's python3-numpy); without NumPy those are reported as "
+          "skipped.");
 // Child mode (set by the parent, not by users).
 ABSL_FLAG(std::string, subject, "",
           "Child mode: measure this allocator on the single --workloads.");
 ABSL_FLAG(std::string, peer, "",
           "Child mode: the global malloc that must be active (proven).");
+ABSL_FLAG(std::string, arena_map, "",
+          "Child mode, w4 on tlsf: write the arena's picture (SVG) here.");
 
 namespace tessera {
 namespace shootout {
@@ -126,17 +142,33 @@ int RunChild() {
   }
   absl::StatusOr<std::string> proof = ProveActiveAllocator(peer);
   if (!proof.ok()) return fail(proof.status());
+  const bool replay = workload == "trace" || workload == "trace_threads";
   absl::StatusOr<alloc_trace::Trace> trace;
-  if (workload == "trace") {
+  if (replay) {
     trace = alloc_trace::ReadTrace(absl::GetFlag(FLAGS_trace));
     if (!trace.ok()) return fail(trace.status());
   }
+  ArenaSnapshot snapshot;
   absl::StatusOr<Metrics> metrics = Measure(
       subject, workload,
       absl::GetFlag(FLAGS_quick) ? Scale::kQuick : Scale::kFull,
-      workload == "trace" ? &*trace : nullptr,
-      absl::GetFlag(FLAGS_size_factor));
+      replay ? &*trace : nullptr, absl::GetFlag(FLAGS_size_factor),
+      &snapshot);
   if (!metrics.ok()) return fail(metrics.status());
+  const std::string map_path = absl::GetFlag(FLAGS_arena_map);
+  if (!map_path.empty() && snapshot.taken) {
+    std::ofstream map(map_path, std::ios::binary | std::ios::trunc);
+    map << ArenaMapSvg(snapshot,
+                       absl::StrCat("TLSF arena after W4 (", subject,
+                                    absl::GetFlag(FLAGS_quick) ? ", --quick"
+                                                               : "",
+                                    "), blocks still live"));
+    map.close();
+    if (!map) {
+      return fail(absl::UnavailableError(
+          absl::StrCat("cannot write the arena map ", map_path)));
+    }
+  }
   std::vector<std::string> figures;
   for (const auto& [name, value] : *metrics) {
     figures.push_back(absl::StrCat(JsonQuote(name), ": ", JsonNumber(value)));
@@ -157,20 +189,11 @@ struct ChildResult {
   std::string proof;
 };
 
-// Runs one child and parses what it printed.
-absl::StatusOr<ChildResult> RunOne(const std::string& subject,
-                                   const std::string& peer,
-                                   const std::string& preload,
-                                   const std::string& workload, bool quick) {
-  std::vector<std::string> args = {
-      "shootout", absl::StrCat("--subject=", subject),
-      absl::StrCat("--peer=", peer), absl::StrCat("--workloads=", workload)};
-  if (quick) args.push_back("--quick");
-  args.push_back(
-      absl::StrCat("--size_factor=", absl::GetFlag(FLAGS_size_factor)));
-  if (workload == "trace") {
-    args.push_back(absl::StrCat("--trace=", absl::GetFlag(FLAGS_trace)));
-  }
+// Runs `program` with `args` (argv[0] included) and LD_PRELOAD=`preload`,
+// returning what it printed on stdout and its wait status.
+absl::Status Spawn(const char* program, std::vector<std::string> args,
+                   const std::string& preload, std::string* output,
+                   int* wait_status) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -190,21 +213,66 @@ absl::StatusOr<ChildResult> RunOne(const std::string& subject,
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   pid_t pid;
-  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr,
-                             argv.data(), envp.data());
+  const int rc =
+      posix_spawn(&pid, program, &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (rc != 0) {
     close(fds[0]);
-    return absl::InternalError(absl::StrCat("cannot start a child: ", rc));
+    return absl::InternalError(absl::StrCat("cannot start ", program, ": ",
+                                            std::strerror(rc)));
   }
-  std::string output;
+  output->clear();
   char buffer[4096];
   ssize_t n;
-  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) output.append(buffer, n);
+  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) output->append(buffer, n);
   close(fds[0]);
+  *wait_status = 0;
+  waitpid(pid, wait_status, 0);
+  return absl::OkStatus();
+}
+
+// Runs one child and parses what it printed.
+absl::StatusOr<ChildResult> RunOne(const std::string& subject,
+                                   const std::string& peer,
+                                   const std::string& preload,
+                                   const std::string& workload, bool quick,
+                                   const std::string& arena_map) {
+  std::vector<std::string> args;
+  const char* program = "/proc/self/exe";
+  const std::string python = absl::GetFlag(FLAGS_python);
+  if (subject == kNumpy) {
+    std::string op;
+    int64_t elements = 0;
+    if (!ParseTensorWorkload(workload, &op, &elements)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("numpy runs tensor workloads only, not '", workload,
+                       "'"));
+    }
+    program = python.c_str();
+    args = NumpyChildArgs(
+        python, workload, op, elements,
+        TensorIterations(elements, quick ? Scale::kQuick : Scale::kFull,
+                         absl::GetFlag(FLAGS_size_factor)));
+  } else {
+    args = {"shootout", absl::StrCat("--subject=", subject),
+            absl::StrCat("--peer=", peer),
+            absl::StrCat("--workloads=", workload)};
+    if (quick) args.push_back("--quick");
+    args.push_back(
+        absl::StrCat("--size_factor=", absl::GetFlag(FLAGS_size_factor)));
+    if (workload == "trace" || workload == "trace_threads") {
+      args.push_back(absl::StrCat("--trace=", absl::GetFlag(FLAGS_trace)));
+    }
+    if (!arena_map.empty()) {
+      args.push_back(absl::StrCat("--arena_map=", arena_map));
+    }
+  }
+  std::string output;
   int status = 0;
-  waitpid(pid, &status, 0);
+  absl::Status spawned = Spawn(program, std::move(args), preload, &output,
+                               &status);
+  if (!spawned.ok()) return spawned;
   absl::StatusOr<JsonValue> json = ParseJson(output);
   if (json.ok()) {
     if (const JsonValue* error = json->Find("error")) {
@@ -244,19 +312,19 @@ int RunParent() {
   // Which workloads and allocators.
   std::vector<std::string> workloads = SplitList(absl::GetFlag(FLAGS_workloads));
   const std::string trace_path = absl::GetFlag(FLAGS_trace);
-  if (workloads.empty()) {
-    if (!trace_path.empty()) {
-      workloads.push_back("trace");
-    } else {
-      for (const WorkloadInfo& w : AllWorkloads()) {
-        if (w.name != std::string("trace")) workloads.push_back(w.name);
-      }
+  const bool default_workloads = workloads.empty();
+  if (default_workloads && trace_path.empty()) {
+    for (const WorkloadInfo& w : AllWorkloads()) {
+      const std::string name = w.name;
+      if (name != "trace" && name != "trace_threads") workloads.push_back(name);
     }
   }
-  const bool replay = std::count(workloads.begin(), workloads.end(), "trace");
-  if (replay && trace_path.empty()) {
-    std::fprintf(stderr, "shootout: workload 'trace' needs --trace=FILE\n");
-    return 2;
+  for (const std::string& w : workloads) {
+    if ((w == "trace" || w == "trace_threads") && trace_path.empty()) {
+      std::fprintf(stderr, "shootout: workload '%s' needs --trace=FILE\n",
+                   w.c_str());
+      return 2;
+    }
   }
   if (!trace_path.empty()) {
     // Checked here once, so that a bad trace is one clear message, not a
@@ -276,11 +344,20 @@ int RunParent() {
       return 2;
     }
     std::fprintf(stderr,
-                 "trace %s: %zu operations, %llu threads, %u blocks live at "
-                 "most, %llu frees of earlier blocks skipped\n",
+                 "trace %s: %zu operations, %llu threads (%llu blocks freed "
+                 "on another thread), %u blocks live at most, %llu frees of "
+                 "earlier blocks skipped\n",
                  trace_path.c_str(), trace->ops.size(),
-                 static_cast<unsigned long long>(trace->threads), trace->slots,
+                 static_cast<unsigned long long>(trace->threads),
+                 static_cast<unsigned long long>(trace->cross_thread_frees),
+                 trace->slots,
                  static_cast<unsigned long long>(trace->unmatched_frees));
+    if (default_workloads) {
+      // The threaded replay only differs from the plain one when the
+      // program had threads.
+      workloads.push_back("trace");
+      if (trace->threads > 1) workloads.push_back("trace_threads");
+    }
   }
   for (const std::string& w : workloads) {
     if (FindWorkload(w) == nullptr) {
@@ -328,6 +405,17 @@ int RunParent() {
     return 2;
   }
 
+  const bool tensor = std::any_of(workloads.begin(), workloads.end(),
+                                  [](const std::string& w) {
+                                    return IsTensorWorkload(w);
+                                  });
+  const std::string out = absl::GetFlag(FLAGS_out);
+  if (!out.empty() && mkdir(out.c_str(), 0755) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "shootout: cannot create %s: %s\n", out.c_str(),
+                 std::strerror(errno));
+    return 2;
+  }
+
   RunResults results;
   results.quick = quick;
   results.rounds = rounds_flag != 0 ? rounds_flag : (quick ? 3 : 5);
@@ -335,6 +423,39 @@ int RunParent() {
   results.started_utc = NowUtc();
   for (const SubjectInfo& s : AllSubjects()) {
     const bool baseline = s.name == std::string(kBaseline);
+    const bool numpy = s.name == std::string(kNumpy);
+    if (numpy) {
+      // NumPy is the tensor workloads' baseline: run whenever they are.
+      if (!tensor) continue;
+      std::string output;
+      int status = 0;
+      const std::string python = absl::GetFlag(FLAGS_python);
+      absl::Status spawned =
+          Spawn(python.c_str(), NumpyProbeArgs(python), "", &output, &status);
+      absl::StatusOr<JsonValue> probe = ParseJson(output);
+      std::string problem;
+      if (!spawned.ok()) {
+        problem = absl::StrCat("NumPy comparison skipped: ",
+                               spawned.message(),
+                               " (install python3-numpy, or give --python)");
+      } else if (probe.ok() && probe->Find("error") != nullptr) {
+        problem = probe->Find("error")->string;
+      } else if (!probe.ok() || probe->Find("active") == nullptr ||
+                 !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        problem = absl::StrCat("NumPy comparison skipped: ", python,
+                               " did not run the NumPy probe (exit status ",
+                               WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                               "); install python3-numpy, or give --python");
+      }
+      if (!problem.empty()) {
+        std::fprintf(stderr, "shootout: %s\n", problem.c_str());
+        if (wanted.count(s.name)) return 2;  // asked for by name: an error
+        results.missing[s.name] = problem;
+        continue;
+      }
+      results.subjects.push_back(s.name);
+      continue;
+    }
     if (!wanted.empty() && !wanted.count(s.name) && !baseline) continue;
     if (s.is_peer && !baseline && access(peer_path[s.name].c_str(), R_OK) != 0) {
       const PeerLibrary* lib = FindPeer(s.name);
@@ -375,9 +496,19 @@ int RunParent() {
                      s.c_str());
         std::fflush(stderr);
         if (!cell.error.empty()) continue;  // failed before: not ranked
-        const std::string peer = info->is_peer ? s : std::string(kBaseline);
+        // NumPy's child reports "numpy" as its own peer (its malloc is
+        // glibc's, inside Python).
+        const std::string peer =
+            info->is_peer || s == kNumpy ? s : std::string(kBaseline);
+        // The arena's picture is taken in the last round.
+        std::string arena_map;
+        if (!out.empty() && s == "tlsf" && w == "w4" &&
+            round + 1 == results.rounds) {
+          arena_map = out + "/tlsf_arena_map.svg";
+        }
         absl::StatusOr<ChildResult> child =
-            RunOne(s, peer, peer_path[peer], w, quick);
+            RunOne(s, peer, s == kNumpy ? "" : peer_path[peer], w, quick,
+                   arena_map);
         if (!child.ok()) {
           cell.error = std::string(child.status().message());
           std::fprintf(stderr, "\nshootout: %s on %s failed: %s\n", w.c_str(),
@@ -385,7 +516,8 @@ int RunParent() {
           continue;
         }
         cell.rounds.push_back(std::move(child->metrics));
-        if (info->is_peer) results.proofs[s] = child->proof;
+        if (info->is_peer || s == kNumpy) results.proofs[s] = child->proof;
+        if (!arena_map.empty()) results.arena_map = "tlsf_arena_map.svg";
       }
     }
     std::rotate(order.begin(), order.begin() + 1, order.end());
@@ -404,7 +536,6 @@ int RunParent() {
   for (const auto& [peer, message] : results.missing) {
     std::printf("missing peer %s: %s\n", peer.c_str(), message.c_str());
   }
-  const std::string out = absl::GetFlag(FLAGS_out);
   if (!out.empty()) {
     absl::Status written = WriteReport(results, out);
     if (!written.ok()) {

@@ -125,6 +125,117 @@ TEST(ShootoutTest, QuickRunWritesConsistentJsonMarkdownAndCharts) {
   EXPECT_THAT(svg, HasSubstr("</svg>"));
 }
 
+TEST(ShootoutTest, TensorWorkloadsAreMeasuredAgainstNumpyWithRatios) {
+  const std::string out = TmpDir() + "/tensor";
+  const Outcome run = RunShootout(absl::StrCat(
+      "--quick --size_factor=0.05 --workloads=tensor_add_1e3,tensor_sum_1e5 "
+      "--allocators=tlsf,buffer_cache --rounds=2 --out=",
+      out));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("numpy ns/op"));
+  EXPECT_THAT(run.out, HasSubstr("tensor_sum_1e5"));
+  absl::StatusOr<JsonValue> json = ParseJson(ReadFile(out + "/results.json"));
+  ASSERT_TRUE(json.ok()) << json.status();
+  EXPECT_THAT(Member(Member(*json, "peer_proofs"), "numpy").string,
+              StartsWith("numpy 1."));
+  const JsonValue& workloads = Member(*json, "workloads");
+  ASSERT_EQ(workloads.array.size(), 2u);
+  for (const JsonValue& workload : workloads.array) {
+    SCOPED_TRACE(Member(workload, "name").string);
+    EXPECT_EQ(Member(workload, "baseline").string, "numpy");
+    const JsonValue& results = Member(workload, "results");
+    // tlsf, buffer_cache, numpy (catalog order); glibc runs no tensors.
+    ASSERT_EQ(results.array.size(), 3u);
+    EXPECT_EQ(Member(results.array[2], "subject").string, "numpy");
+    const double numpy =
+        Member(Member(Member(results.array[2], "figures"), "ns_per_op"),
+               "median")
+            .number;
+    EXPECT_GT(numpy, 0);
+    const JsonValue& tlsf =
+        Member(Member(results.array[0], "figures"), "ns_per_op");
+    EXPECT_EQ(Member(results.array[0], "subject").string, "tlsf");
+    EXPECT_NEAR(Member(tlsf, "ratio_to_numpy").number,
+                Member(tlsf, "median").number / numpy,
+                1e-3 * Member(tlsf, "median").number / numpy);
+  }
+  const std::string md = ReadFile(out + "/report.md");
+  EXPECT_THAT(md, HasSubstr("![Tessera tensors vs NumPy](tensor_vs_numpy.svg)"));
+  EXPECT_THAT(md, HasSubstr("| allocator | median | min | max | spread | vs "
+                            "numpy |"));
+  EXPECT_THAT(ReadFile(out + "/tensor_vs_numpy.svg"), HasSubstr("sum_1e5"));
+}
+
+TEST(ShootoutTest, MissingNumpySkipsTheComparisonWithAMessage) {
+  const std::string out = TmpDir() + "/no_numpy";
+  const Outcome run = RunShootout(absl::StrCat(
+      "--quick --size_factor=0.05 --workloads=tensor_add_1e3 "
+      "--allocators=malloc --rounds=1 --python=/nonexistent/python3 --out=",
+      out));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("NumPy comparison skipped"));
+  EXPECT_THAT(run.err, HasSubstr("/nonexistent/python3"));
+  EXPECT_THAT(run.out, HasSubstr("skipped"));
+  absl::StatusOr<JsonValue> json = ParseJson(ReadFile(out + "/results.json"));
+  ASSERT_TRUE(json.ok()) << json.status();
+  const JsonValue& workload = Member(*json, "workloads").array.at(0);
+  EXPECT_THAT(Member(workload, "baseline_skipped").string,
+              HasSubstr("python3-numpy"));
+  const JsonValue& results = Member(workload, "results");
+  ASSERT_EQ(results.array.size(), 1u);  // Tessera's side still measured
+  EXPECT_TRUE(Member(results.array[0], "ok").boolean);
+
+  // An interpreter that runs but cannot import NumPy (here: not Python).
+  const Outcome not_python = RunShootout(
+      "--quick --size_factor=0.05 --workloads=tensor_add_1e3 "
+      "--allocators=malloc --rounds=1 --python=/bin/false");
+  EXPECT_EQ(not_python.exit_code, 0) << not_python.err;
+  EXPECT_THAT(not_python.err, HasSubstr("NumPy comparison skipped"));
+}
+
+TEST(ShootoutTest, NumpyAskedForByNameButMissingExitsNonZero) {
+  const Outcome run = RunShootout(
+      "--workloads=tensor_add_1e3 --allocators=numpy "
+      "--python=/nonexistent/python3");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("NumPy comparison skipped"));
+}
+
+TEST(ShootoutTest, UnknownTensorWorkloadExitsNonZeroNamingIt) {
+  const Outcome run = RunShootout("--workloads=tensor_add_1e9");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("unknown workload 'tensor_add_1e9'"));
+  EXPECT_THAT(run.err, HasSubstr("tensor_add_1e7"));
+}
+
+TEST(ShootoutTest, W4OnTlsfDrawsTheArenaMapAndReportsFragmentation) {
+  const std::string out = TmpDir() + "/arena";
+  const Outcome run = RunShootout(absl::StrCat(
+      "--quick --size_factor=0.1 --workloads=w4 --allocators=tlsf "
+      "--rounds=1 --out=",
+      out));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string svg = ReadFile(out + "/tlsf_arena_map.svg");
+  EXPECT_THAT(svg, StartsWith("<svg"));
+  EXPECT_THAT(svg, HasSubstr(">live block</text>"));
+  EXPECT_THAT(svg, HasSubstr(">metadata nodes</text>"));
+  EXPECT_THAT(svg, HasSubstr("fragmentation 1 - largest/free = "));
+  EXPECT_THAT(ReadFile(out + "/report.md"),
+              HasSubstr("![TLSF arena map](tlsf_arena_map.svg)"));
+  absl::StatusOr<JsonValue> json = ParseJson(ReadFile(out + "/results.json"));
+  ASSERT_TRUE(json.ok()) << json.status();
+  const JsonValue& results =
+      Member(Member(*json, "workloads").array.at(0), "results");
+  ASSERT_EQ(results.array.size(), 2u);  // glibc, tlsf
+  const JsonValue& figures = Member(results.array[1], "figures");
+  const double holes =
+      Member(Member(figures, "arena_hole_share"), "median").number;
+  EXPECT_GE(holes, 0);
+  EXPECT_LT(holes, 1);
+  EXPECT_GT(Member(Member(figures, "arena_metadata_bytes"), "median").number,
+            0);
+}
+
 TEST(ShootoutTest, UnknownWorkloadExitsNonZeroNamingItAndTheKnownOnes) {
   const Outcome run = RunShootout("--workloads=rt_64,nonesuch");
   EXPECT_EQ(run.exit_code, 2);

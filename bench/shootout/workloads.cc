@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -30,7 +31,11 @@
 #include "alloc/system/system_allocator.h"
 #include "alloc/tlsf/locked_tlsf_arena.h"
 #include "alloc/tlsf/tlsf_arena.h"
+#include "bench/shootout/arena_map.h"
 #include "bench/shootout/catalog.h"
+#include "tensor/binary.h"
+#include "tensor/reduce.h"
+#include "tensor/tensor.h"
 #include "tools/alloc_trace/trace_reader.h"
 
 namespace tessera {
@@ -124,6 +129,30 @@ struct PoolSubject {
   void Free(void* p, size_t, size_t = kDefaultAlignment) { pool->Return(p); }
   void* Realloc(void*, size_t, size_t, size_t) { return nullptr; }  // cells
   void Touch(void* p, size_t offset, size_t len) { TouchBytes(p, offset, len); }
+};
+
+// A single-threaded subject behind one mutex, for the threaded trace replay.
+template <typename S>
+class LockedSubject {
+ public:
+  explicit LockedSubject(S& inner) : inner_(inner) {}
+  void* Alloc(size_t n, size_t alignment = kDefaultAlignment) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_.Alloc(n, alignment);
+  }
+  void Free(void* p, size_t n, size_t alignment = kDefaultAlignment) {
+    std::lock_guard<std::mutex> lock(mu_);
+    inner_.Free(p, n, alignment);
+  }
+  void* Realloc(void* p, size_t old_n, size_t n, size_t alignment) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_.Realloc(p, old_n, n, alignment);
+  }
+  void Touch(void* p, size_t offset, size_t len) { inner_.Touch(p, offset, len); }
+
+ private:
+  S& inner_;
+  std::mutex mu_;
 };
 
 // Wraps a subject for the validation pass: writes a pattern over every block,
@@ -405,6 +434,16 @@ void TouchPages(S& s, void* p, size_t n) {
   s.Touch(p, n - 1, 1);
 }
 
+ArenaSnapshot* g_snapshot = nullptr;  // set by Measure for W4 on tlsf
+
+// W4 calls this with its blocks still live: only the TLSF arena itself (not
+// its validating wrapper) is pictured.
+template <typename S>
+void SnapshotArena(S&) {}
+void SnapshotArena(TesseraSubject<TlsfArena>& s) {
+  if (g_snapshot != nullptr) TakeArenaSnapshot(*s.allocator, g_snapshot);
+}
+
 template <typename S>
 absl::StatusOr<Metrics> W4(S& s, const Params& p) {
   std::mt19937 rng(4);
@@ -452,6 +491,7 @@ absl::StatusOr<Metrics> W4(S& s, const Params& p) {
   const int64_t rss_peak =
       reset ? ProcStatusBytes("VmHWM")
             : std::max(rss_peak_sampled, ProcStatusBytes("VmRSS"));
+  SnapshotArena(s);
   for (int i = 0; i < p.live; ++i) s.Free(blocks[i], block_size[i]);
 
   std::sort(latency.begin(), latency.end());
@@ -593,6 +633,133 @@ absl::StatusOr<Metrics> Replay(S& s, const alloc_trace::Trace& trace) {
                   peak_live == 0 ? 0.0 : growth / double(peak_live)}};
 }
 
+// Replays a trace with one thread per recorded thread. Each operation
+// carries, per block slot it touches, how many earlier operations (in the
+// recorded global order) touched that slot; it waits until that many are
+// done. Every thread's operations are in global order, so every wait is for
+// an earlier operation and the replay cannot deadlock.
+template <typename S>
+absl::StatusOr<Metrics> ReplayThreaded(S& s, const alloc_trace::Trace& trace) {
+  const size_t threads = std::max<size_t>(1, trace.thread_ids.size());
+  struct Step {
+    uint32_t op;        // index into trace.ops
+    uint32_t slot_seq;  // operations on op.slot before this one
+    uint32_t old_seq;   // the same for op.old_slot (realloc)
+  };
+  std::vector<std::vector<Step>> plan(threads);
+  {
+    std::vector<uint32_t> seen(trace.slots, 0);
+    for (size_t i = 0; i < trace.ops.size(); ++i) {
+      const alloc_trace::ReplayOp& op = trace.ops[i];
+      Step step{static_cast<uint32_t>(i), seen[op.slot], 0};
+      if (op.kind == alloc_trace::ReplayOp::Kind::kRealloc &&
+          op.old_slot != op.slot) {
+        step.old_seq = seen[op.old_slot]++;
+      }
+      ++seen[op.slot];
+      plan[std::min<size_t>(op.thread, threads - 1)].push_back(step);
+    }
+  }
+  std::vector<void*> blocks(trace.slots, nullptr);
+  std::vector<uint64_t> sizes(trace.slots, 0);
+  std::vector<size_t> aligns(trace.slots, kDefaultAlignment);
+  std::unique_ptr<std::atomic<uint32_t>[]> done(
+      new std::atomic<uint32_t>[std::max<uint32_t>(1, trace.slots)]);
+  for (uint32_t i = 0; i < trace.slots; ++i) done[i].store(0);
+  std::atomic<uint64_t> allocations{0}, frees{0}, reallocs{0};
+  std::atomic<bool> failed{false};
+  std::atomic<size_t> ready{0};
+  std::atomic<bool> go{false};
+  auto wait_for = [&](uint32_t slot, uint32_t seq) {
+    for (int spins = 0; done[slot].load(std::memory_order_acquire) != seq;
+         ++spins) {
+      if (failed.load(std::memory_order_relaxed)) return false;
+      if (spins > 64) std::this_thread::yield();
+    }
+    return true;
+  };
+  auto body = [&](size_t t) {
+    uint64_t my_allocs = 0, my_frees = 0, my_reallocs = 0;
+    ready.fetch_add(1);
+    while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+    for (const Step& step : plan[t]) {
+      const alloc_trace::ReplayOp& op = trace.ops[step.op];
+      const bool realloc = op.kind == alloc_trace::ReplayOp::Kind::kRealloc;
+      const bool two_slots = realloc && op.old_slot != op.slot;
+      if (!wait_for(op.slot, step.slot_seq)) return;
+      if (two_slots && !wait_for(op.old_slot, step.old_seq)) return;
+      switch (op.kind) {
+        case alloc_trace::ReplayOp::Kind::kAlloc: {
+          const size_t alignment =
+              std::max(kDefaultAlignment, size_t{1} << op.align_log2);
+          void* p = s.Alloc(op.size, alignment);
+          if (p == nullptr) {
+            failed.store(true);
+            return;
+          }
+          if (op.size != 0) s.Touch(p, 0, 1);
+          blocks[op.slot] = p;
+          sizes[op.slot] = op.size;
+          aligns[op.slot] = alignment;
+          ++my_allocs;
+          break;
+        }
+        case alloc_trace::ReplayOp::Kind::kFree:
+          s.Free(blocks[op.slot], sizes[op.slot], aligns[op.slot]);
+          ++my_frees;
+          break;
+        case alloc_trace::ReplayOp::Kind::kRealloc: {
+          const size_t alignment = aligns[op.old_slot];
+          void* p = s.Realloc(blocks[op.old_slot], sizes[op.old_slot],
+                              op.size, alignment);
+          if (p == nullptr) {
+            failed.store(true);
+            return;
+          }
+          if (op.size != 0) s.Touch(p, 0, 1);
+          blocks[op.slot] = p;
+          sizes[op.slot] = op.size;
+          aligns[op.slot] = alignment;
+          ++my_reallocs;
+          break;
+        }
+      }
+      if (two_slots) {
+        done[op.old_slot].store(step.old_seq + 1, std::memory_order_release);
+      }
+      done[op.slot].store(step.slot_seq + 1, std::memory_order_release);
+    }
+    allocations += my_allocs;
+    frees += my_frees;
+    reallocs += my_reallocs;
+  };
+  const bool reset = ResetPeakRss();
+  const int64_t rss_before = ProcStatusBytes("VmRSS");
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t) pool.emplace_back(body, t);
+  while (ready.load() != threads) std::this_thread::yield();
+  const int64_t t0 = MonotonicNs();
+  go.store(true, std::memory_order_release);
+  for (std::thread& t : pool) t.join();
+  const int64_t t1 = MonotonicNs();
+  if (failed.load()) {
+    // Give back what the replay still holds, so the allocator's integrity
+    // check and teardown see a consistent state.
+    return absl::ResourceExhaustedError(
+        "an allocation failed during the threaded replay");
+  }
+  const int64_t rss_peak =
+      reset ? ProcStatusBytes("VmHWM") : ProcStatusBytes("VmRSS");
+  const double ops = std::max<double>(1, double(trace.ops.size()));
+  return Metrics{{"ns_per_op", double(t1 - t0) / ops},
+                 {"threads", double(threads)},
+                 {"allocations", double(allocations.load())},
+                 {"reallocs", double(reallocs.load())},
+                 {"frees", double(frees.load())},
+                 {"cross_thread_frees", double(trace.cross_thread_frees)},
+                 {"peak_rss_growth_bytes", double(rss_peak - rss_before)}};
+}
+
 const alloc_trace::Trace* g_trace = nullptr;  // set by Measure for "trace"
 
 template <typename S>
@@ -603,6 +770,13 @@ absl::StatusOr<Metrics> RunWorkload(S& s, absl::string_view workload,
       return absl::InvalidArgumentError("workload 'trace' needs --trace=FILE");
     }
     return Replay(s, *g_trace);
+  }
+  if (workload == "trace_threads") {
+    if (g_trace == nullptr) {
+      return absl::InvalidArgumentError(
+          "workload 'trace_threads' needs --trace=FILE");
+    }
+    return ReplayThreaded(s, *g_trace);
   }
   if (workload == "rt_64") return RoundTrip(s, 64, p);
   if (workload == "rt_1k") return RoundTrip(s, 1024, p);
@@ -633,12 +807,24 @@ absl::StatusOr<Metrics> ValidateThenRun(S& s, absl::string_view workload,
   return RunWorkload(s, workload, Scaled(ParamsFor(workload, scale)));
 }
 
+absl::StatusOr<Metrics> RunTensor(Allocator& allocator,
+                                  absl::string_view workload, Scale scale);
+
 template <typename A>
 absl::StatusOr<Metrics> RunOn(absl::StatusOr<std::unique_ptr<A>> allocator,
-                              absl::string_view workload, Scale scale) {
+                              absl::string_view workload, Scale scale,
+                              bool thread_safe = true) {
   if (!allocator.ok()) return allocator.status();
   TesseraSubject<A> subject{allocator->get()};
-  absl::StatusOr<Metrics> metrics = ValidateThenRun(subject, workload, scale);
+  absl::StatusOr<Metrics> metrics;
+  if (IsTensorWorkload(workload)) {
+    metrics = RunTensor(**allocator, workload, scale);
+  } else if (workload == "trace_threads" && !thread_safe) {
+    LockedSubject<TesseraSubject<A>> locked(subject);
+    metrics = ValidateThenRun(locked, workload, scale);
+  } else {
+    metrics = ValidateThenRun(subject, workload, scale);
+  }
   if (metrics.ok()) {
     absl::Status integrity = (*allocator)->CheckIntegrity();
     if (!integrity.ok()) return integrity;
@@ -654,19 +840,140 @@ TlsfArenaOptions ArenaOptions() {
   return options;
 }
 
+// ---- Tensor workloads. ----
+
+absl::Status CheckTensor(const Tensor& t, int64_t n, const std::string& op) {
+  if (t.dtype() != DType::kFloat32) {
+    return absl::InternalError(
+        absl::StrCat("validation: ", op, " returned ", t.DebugString()));
+  }
+  if (op == "sum") {
+    absl::StatusOr<double> total = t.item<double>();
+    if (!total.ok()) return total.status();
+    const double want = double(n) * double(n - 1) / 2;
+    if (std::fabs(*total - want) > 1e-4 * want) {
+      return absl::InternalError(absl::StrFormat(
+          "validation: sum of arange(%d) gave %.10g, want %.10g", n, *total,
+          want));
+    }
+    return absl::OkStatus();
+  }
+  if (t.ndim() != 1 || t.size() != n || !t.c_contiguous()) {
+    return absl::InternalError(absl::StrCat("validation: ", op, " returned ",
+                                            t.DebugString()));
+  }
+  const float* v = static_cast<const float*>(t.data());
+  for (int64_t i = 0; i < n; ++i) {
+    const float want = op == "zeros" ? 0.0f
+                       : op == "add" ? static_cast<float>(i + 1)
+                                     : static_cast<float>(i);
+    if (v[i] != want) {
+      return absl::InternalError(absl::StrFormat(
+          "validation: %s element %d is %g, want %g", op, i, v[i], want));
+    }
+  }
+  return absl::OkStatus();
+}
+
+double g_tensor_size_factor = 1.0;
+
+absl::StatusOr<Metrics> RunTensor(Allocator& allocator,
+                                  absl::string_view workload, Scale scale) {
+  std::string op;
+  int64_t n = 0;
+  if (!ParseTensorWorkload(workload, &op, &n)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown tensor workload '", workload, "'"));
+  }
+  Tensor a, b;
+  if (op == "add" || op == "sum") {
+    absl::StatusOr<Tensor> made = arange(0, n, 1, DType::kFloat32, &allocator);
+    if (!made.ok()) return made.status();
+    a = *std::move(made);
+    made = ones({n}, DType::kFloat32, &allocator);
+    if (!made.ok()) return made.status();
+    b = *std::move(made);
+  }
+  std::function<absl::StatusOr<Tensor>()> call;
+  if (op == "arange") {
+    call = [&] { return arange(0, n, 1, DType::kFloat32, &allocator); };
+  } else if (op == "zeros") {
+    call = [&] { return zeros({n}, DType::kFloat32, &allocator); };
+  } else if (op == "add") {
+    call = [&] { return add(a, b, &allocator); };
+  } else {
+    call = [&] { return sum(a, std::nullopt, false, &allocator); };
+  }
+  {
+    absl::StatusOr<Tensor> first = call();
+    if (!first.ok()) return first.status();
+    absl::Status checked = CheckTensor(*first, n, op);
+    if (!checked.ok()) return checked;
+  }
+  absl::Status integrity = allocator.CheckIntegrity();
+  if (!integrity.ok()) return integrity;
+  if (scale == Scale::kValidate) return Metrics{};
+  const int64_t iters = TensorIterations(n, scale, g_tensor_size_factor);
+  const int64_t t0 = ThreadCpuNs();
+  for (int64_t i = 0; i < iters; ++i) {
+    absl::StatusOr<Tensor> result = call();
+    if (!result.ok()) return result.status();
+  }
+  const int64_t t1 = ThreadCpuNs();
+  return Metrics{{"ns_per_op", double(t1 - t0) / double(iters)},
+                 {"calls", double(iters)}};
+}
+
+TlsfArenaOptions TensorArenaOptions() {
+  TlsfArenaOptions options = ArenaOptions();
+  // 1e7 float32 elements are 40 MB plus the storage header.
+  options.max_block_size = size_t{64} << 20;
+  return options;
+}
+
 }  // namespace
+
+int64_t TensorIterations(int64_t elements, Scale scale, double size_factor) {
+  const int64_t full = elements <= 1000 ? 20000 : elements <= 100000 ? 400 : 8;
+  const int64_t n =
+      scale == Scale::kFull ? full : std::max<int64_t>(2, full / 8);
+  return std::max<int64_t>(1, static_cast<int64_t>(double(n) * size_factor));
+}
 
 absl::StatusOr<Metrics> Measure(absl::string_view subject_name,
                                 absl::string_view workload, Scale scale,
                                 const alloc_trace::Trace* trace,
-                                double size_factor) {
+                                double size_factor,
+                                ArenaSnapshot* arena_snapshot) {
   g_trace = trace;
   g_size_factor = size_factor;
+  g_tensor_size_factor = size_factor;
   const SubjectInfo* subject = FindSubject(subject_name);
   if (subject == nullptr || FindWorkload(workload) == nullptr ||
-      !Supports(*subject, workload)) {
+      !Supports(*subject, workload) || subject_name == kNumpy) {
     return absl::InvalidArgumentError(absl::StrCat(
         "no measurement '", workload, "' on '", subject_name, "'"));
+  }
+  if (subject_name == "tlsf" && workload == "w4") {
+    ArenaSnapshot local;
+    g_snapshot = arena_snapshot != nullptr ? arena_snapshot : &local;
+    absl::StatusOr<Metrics> metrics =
+        RunOn(TlsfArena::Create(ArenaOptions()), workload, scale);
+    ArenaSnapshot* taken = g_snapshot;
+    g_snapshot = nullptr;
+    if (metrics.ok() && taken->taken) {
+      const ArenaFigures f = FiguresOf(*taken);
+      metrics->push_back({"arena_fragmentation", f.fragmentation});
+      metrics->push_back({"arena_hole_share", f.hole_share});
+      metrics->push_back({"arena_hole_fragmentation", f.hole_fragmentation});
+      metrics->push_back({"arena_free_blocks", double(f.free_blocks)});
+      metrics->push_back({"arena_largest_hole_bytes", double(f.largest_hole)});
+      metrics->push_back({"arena_metadata_bytes", double(f.metadata_bytes)});
+    }
+    return metrics;
+  }
+  if (IsTensorWorkload(workload) && subject_name == "tlsf") {
+    return RunOn(TlsfArena::Create(TensorArenaOptions()), workload, scale);
   }
   if (subject->is_peer) {
     GlobalMalloc global;
@@ -686,13 +993,15 @@ absl::StatusOr<Metrics> Measure(absl::string_view subject_name,
                  workload, scale);
   }
   if (subject_name == "tlsf") {
-    return RunOn(TlsfArena::Create(ArenaOptions()), workload, scale);
+    return RunOn(TlsfArena::Create(ArenaOptions()), workload, scale,
+                 subject->thread_safe);
   }
   if (subject_name == "tlsf_locked") {
     return RunOn(LockedTlsfArena::Create(ArenaOptions()), workload, scale);
   }
   if (subject_name == "size_class") {
-    return RunOn(SizeClassPool::Create(), workload, scale);
+    return RunOn(SizeClassPool::Create(), workload, scale,
+                 subject->thread_safe);
   }
   if (subject_name == "buffer_cache") {
     return RunOn(BufferCache::Create(), workload, scale);

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "bench/shootout/json.h"
@@ -87,14 +88,32 @@ TEST(AllocTraceRecordTest, TraceHoldsExactlyTheFixturesCalls) {
   EXPECT_EQ(CountAllocs(*t, 13056, 13056 + 4 * 128, 7), 5);     // aligned_alloc
   EXPECT_EQ(CountAllocs(*t, 14001, 14003, 8), 3);               // memalign
   EXPECT_EQ(CountAllocs(*t, 15001, 15030, 0), 30);              // thread 2
+  EXPECT_EQ(CountAllocs(*t, 16001, 16020, 0), 20);              // handed over
   EXPECT_GE(t->calls[int(TraceOp::kCalloc)], 50u);
   EXPECT_GE(t->calls[int(TraceOp::kRealloc)], 20u);
   EXPECT_GE(t->calls[int(TraceOp::kPosixMemalign)], 10u);
   EXPECT_GE(t->calls[int(TraceOp::kAlignedAlloc)], 5u);
   EXPECT_GE(t->calls[int(TraceOp::kMemalign)], 3u);
-  // 100 + 50 + 1 + 10 + 5 + 3 + 30 blocks of the fixture, all freed.
-  EXPECT_GE(t->calls[int(TraceOp::kFree)], 199u);
-  EXPECT_GE(t->threads, 2u);
+  // 100 + 50 + 1 + 10 + 5 + 3 + 30 + 20 blocks of the fixture, all freed.
+  EXPECT_GE(t->calls[int(TraceOp::kFree)], 219u);
+  EXPECT_GE(t->threads, 3u);
+  EXPECT_GE(t->cross_thread_frees, 20u);
+  // The 20 handed-over blocks are allocated on the first thread and freed
+  // on another.
+  std::vector<uint32_t> allocated_on(t->slots, 0);
+  int handed_over = 0;
+  for (const ReplayOp& op : t->ops) {
+    if (op.kind == ReplayOp::Kind::kAlloc) {
+      allocated_on[op.slot] = op.size >= 16001 && op.size <= 16020
+                                  ? op.thread + 1
+                                  : 0;
+    } else if (op.kind == ReplayOp::Kind::kFree &&
+               allocated_on[op.slot] != 0) {
+      EXPECT_EQ(allocated_on[op.slot], 1u);  // the main thread
+      handed_over += op.thread != 0;
+    }
+  }
+  EXPECT_EQ(handed_over, 20);
 }
 
 TEST(AllocTraceRecordTest, RecordsTheProgramAWrapperScriptExecs) {
@@ -125,6 +144,7 @@ TEST(AllocTraceRecordTest, ShootoutReplaysEveryCallOnEveryAllocator) {
   const std::string out = TmpDir() + "/replay";
   ASSERT_EQ(Shell(absl::StrCat(Runfile("bench/shootout/shootout"),
                                " --trace=", RecordedTrace(),
+                               " --workloads=trace"
                                " --allocators=glibc,tlsf,size_class --rounds=1 "
                                "--out=", out, " >/dev/null 2>&1")),
             0);
@@ -147,6 +167,49 @@ TEST(AllocTraceRecordTest, ShootoutReplaysEveryCallOnEveryAllocator) {
               t->peak_live_bytes);
   }
   EXPECT_THAT(ReadFile(out + "/report.md"), HasSubstr("**Trace replay**"));
+}
+
+TEST(AllocTraceRecordTest, ThreadedReplayRunsOneThreadPerRecordedThread) {
+  absl::StatusOr<Trace> t = ReadTrace(RecordedTrace());
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_GE(t->threads, 3u);
+  uint64_t allocs = 0, reallocs = 0, frees = 0;
+  for (const ReplayOp& op : t->ops) {
+    allocs += op.kind == ReplayOp::Kind::kAlloc;
+    reallocs += op.kind == ReplayOp::Kind::kRealloc;
+    frees += op.kind == ReplayOp::Kind::kFree;
+  }
+  // Default workloads for a multi-threaded trace: both replays. tlsf and
+  // size_class are single-threaded and run behind a mutex.
+  const std::string out = TmpDir() + "/threaded";
+  ASSERT_EQ(Shell(absl::StrCat(Runfile("bench/shootout/shootout"),
+                               " --trace=", RecordedTrace(),
+                               " --allocators=glibc,tlsf,tlsf_locked,"
+                               "size_class,aligned64 --rounds=1 --out=", out,
+                               " >/dev/null 2>&1")),
+            0);
+  absl::StatusOr<shootout::JsonValue> json =
+      shootout::ParseJson(ReadFile(out + "/results.json"));
+  ASSERT_TRUE(json.ok()) << json.status();
+  const shootout::JsonValue& workloads = *json->Find("workloads");
+  ASSERT_EQ(workloads.array.size(), 2u);
+  EXPECT_EQ(workloads.array[1].Find("name")->string, "trace_threads");
+  const shootout::JsonValue& results = *workloads.array[1].Find("results");
+  ASSERT_EQ(results.array.size(), 5u);
+  for (const shootout::JsonValue& result : results.array) {
+    SCOPED_TRACE(result.Find("subject")->string);
+    ASSERT_TRUE(result.Find("ok")->boolean);
+    const shootout::JsonValue& figures = *result.Find("figures");
+    EXPECT_EQ(figures.Find("threads")->Find("median")->number, t->threads);
+    EXPECT_EQ(figures.Find("allocations")->Find("median")->number, allocs);
+    EXPECT_EQ(figures.Find("reallocs")->Find("median")->number, reallocs);
+    EXPECT_EQ(figures.Find("frees")->Find("median")->number, frees);
+    EXPECT_EQ(figures.Find("cross_thread_frees")->Find("median")->number,
+              t->cross_thread_frees);
+  }
+  const std::string md = ReadFile(out + "/report.md");
+  EXPECT_THAT(md, HasSubstr("| tlsf (locked) |"));
+  EXPECT_THAT(md, HasSubstr("| tlsf_locked |"));
 }
 
 // Runs the shootout on a trace file made from `bytes`; returns its stderr.
@@ -187,6 +250,17 @@ TEST(AllocTraceRecordTest, BadTracesExitNonZeroWithAMessage) {
   rc = Shell(absl::StrCat(Runfile("bench/shootout/shootout"),
                           " --trace=/nonexistent.trace 2>/dev/null"));
   EXPECT_EQ(rc, 2);
+  // Unreadable: a directory opens but cannot be read.
+  const std::string err = TmpDir() + "/dir.err";
+  rc = Shell(absl::StrCat(Runfile("bench/shootout/shootout"), " --trace=",
+                          TmpDir(), " >/dev/null 2>", err));
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(ReadFile(err), HasSubstr(TmpDir() + ": it is a directory"));
+  // The threaded replay needs a trace too.
+  rc = Shell(absl::StrCat(Runfile("bench/shootout/shootout"),
+                          " --workloads=trace_threads >/dev/null 2>", err));
+  EXPECT_EQ(rc, 2);
+  EXPECT_THAT(ReadFile(err), HasSubstr("'trace_threads' needs --trace"));
 }
 
 }  // namespace

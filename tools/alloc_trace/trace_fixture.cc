@@ -11,6 +11,8 @@
 //   aligned_alloc     5 calls, alignment 128, sizes 13056 + 128 i
 //   memalign          3 calls, alignment 256, sizes 14001..14003
 //   second thread    30 mallocs of 15001..15030, then freed
+//   cross-thread     20 mallocs of 16001..16020 on the main thread, freed
+//                    by a third thread (handed over)
 
 #include <malloc.h>
 #include <pthread.h>
@@ -40,6 +42,13 @@ void* SecondThread(void*) {
   return nullptr;
 }
 
+void* volatile handed_over[20];
+
+void* FreeingThread(void*) {
+  for (int i = 0; i < 20; ++i) std::free(handed_over[i]);
+  return nullptr;
+}
+
 }  // namespace
 
 int main() {
@@ -60,6 +69,11 @@ int main() {
   for (int i = 0; i < 18; ++i) std::free(sink[i]);
   pthread_t thread;
   if (pthread_create(&thread, nullptr, SecondThread, nullptr) != 0) return 1;
+  pthread_join(thread, nullptr);
+  for (int i = 0; i < 20; ++i) {
+    handed_over[i] = Keep(i, std::malloc(16001 + i));
+  }
+  if (pthread_create(&thread, nullptr, FreeingThread, nullptr) != 0) return 1;
   pthread_join(thread, nullptr);
   return 0;
 }

@@ -2,13 +2,14 @@
 
 #include "tools/alloc_trace/trace_reader.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
@@ -63,7 +64,9 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view bytes) {
   absl::flat_hash_map<uint64_t, uint32_t> slot_of;  // live address -> slot
   std::vector<uint64_t> slot_size;
   std::vector<uint32_t> free_slots;
-  absl::flat_hash_set<uint32_t> threads;
+  absl::flat_hash_map<uint32_t, uint32_t> thread_index;  // tid -> dense
+  std::vector<uint32_t> slot_thread;  // thread that allocated each slot
+  uint32_t thread = 0;                // of the record being compiled
   uint64_t live_bytes = 0;
   auto take_slot = [&](uint64_t size) {
     uint32_t slot;
@@ -73,8 +76,10 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view bytes) {
     } else {
       slot = static_cast<uint32_t>(slot_size.size());
       slot_size.push_back(0);
+      slot_thread.push_back(0);
     }
     slot_size[slot] = size;
+    slot_thread[slot] = thread;
     live_bytes += size;
     trace.peak_live_bytes = std::max(trace.peak_live_bytes, live_bytes);
     return slot;
@@ -88,13 +93,15 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view bytes) {
   auto allocate = [&](uint64_t ptr, uint64_t size, uint8_t align_log2) {
     auto it = slot_of.find(ptr);
     if (it != slot_of.end()) {
-      trace.ops.push_back({ReplayOp::Kind::kFree, 0, it->second, 0, 0});
+      trace.ops.push_back(
+          {ReplayOp::Kind::kFree, 0, it->second, 0, 0, thread});
       release(it->second);
       slot_of.erase(it);
     }
     const uint32_t slot = take_slot(size);
     slot_of[ptr] = slot;
-    trace.ops.push_back({ReplayOp::Kind::kAlloc, align_log2, slot, 0, size});
+    trace.ops.push_back(
+        {ReplayOp::Kind::kAlloc, align_log2, slot, 0, size, thread});
   };
 
   for (uint64_t i = 0; i < in_file; ++i) {
@@ -104,7 +111,11 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view bytes) {
       return absl::InvalidArgumentError(absl::StrCat(
           "record ", i, " has unknown operation ", int{r.op}));
     }
-    threads.insert(r.thread);
+    thread = thread_index
+                 .try_emplace(r.thread,
+                              static_cast<uint32_t>(thread_index.size()))
+                 .first->second;
+    if (thread == trace.thread_ids.size()) trace.thread_ids.push_back(r.thread);
     const TraceOp op = static_cast<TraceOp>(r.op);
     if (op == TraceOp::kFree) {
       auto it = slot_of.find(r.ptr);
@@ -113,7 +124,9 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view bytes) {
         continue;
       }
       ++trace.calls[r.op];
-      trace.ops.push_back({ReplayOp::Kind::kFree, 0, it->second, 0, 0});
+      if (slot_thread[it->second] != thread) ++trace.cross_thread_frees;
+      trace.ops.push_back(
+          {ReplayOp::Kind::kFree, 0, it->second, 0, 0, thread});
       release(it->second);
       slot_of.erase(it);
       continue;
@@ -127,12 +140,13 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view bytes) {
       auto it = slot_of.find(r.old_ptr);
       if (it != slot_of.end()) {
         const uint32_t old_slot = it->second;
+        if (slot_thread[old_slot] != thread) ++trace.cross_thread_frees;
         slot_of.erase(it);
         release(old_slot);
         const uint32_t slot = take_slot(r.size);
         slot_of[r.ptr] = slot;
         trace.ops.push_back(
-            {ReplayOp::Kind::kRealloc, 0, slot, old_slot, r.size});
+            {ReplayOp::Kind::kRealloc, 0, slot, old_slot, r.size, thread});
         continue;
       }
       // Resizing a block from before recording: replay as an allocation.
@@ -140,15 +154,21 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view bytes) {
     allocate(r.ptr, r.size, r.align_log2);
   }
   for (const auto& [ptr, slot] : slot_of) {
-    trace.ops.push_back({ReplayOp::Kind::kFree, 0, slot, 0, 0});
+    trace.ops.push_back(
+        {ReplayOp::Kind::kFree, 0, slot, 0, 0, slot_thread[slot]});
     ++trace.live_at_exit;
   }
-  trace.threads = threads.size();
+  trace.threads = trace.thread_ids.size();
   trace.slots = static_cast<uint32_t>(slot_size.size());
   return trace;
 }
 
 absl::StatusOr<Trace> ReadTrace(const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot read trace ", path, ": it is a directory"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const std::string why = std::strerror(errno);

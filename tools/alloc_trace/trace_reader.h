@@ -5,11 +5,12 @@
 // -----------------------------------------------------------------------------
 //
 // Reads a trace written by liballoc_trace.so (trace_format.h) and compiles it
-// for replay: recorded addresses become dense slot numbers (a slot is reused
+// for replay, keeping the recorded global order and each call's thread: recorded addresses become dense slot numbers (a slot is reused
 // once its block is freed, so there are as many slots as blocks were ever
 // live at once), frees of blocks allocated before recording began are
 // dropped and counted, and blocks still live at exit get a free at the end
-// so that a replay leaves the allocator empty.
+// so that a replay leaves the allocator empty (on the thread that allocated
+// the block).
 //
 // Bad input gets a Status naming the problem, never a partial trace:
 // unreadable file (NotFound / PermissionDenied naming the path), shorter than
@@ -39,6 +40,7 @@ struct ReplayOp {
   uint32_t slot;       // alloc/realloc: the new block; free: the freed one
   uint32_t old_slot;   // realloc: the block resized
   uint64_t size;       // alloc/realloc: bytes asked for
+  uint32_t thread;     // dense index of the recorded thread (0 = first seen)
 };
 
 struct Trace {
@@ -48,6 +50,10 @@ struct Trace {
   // Successful calls per TraceOp, as recorded (indexed by the op's value).
   uint64_t calls[kNumTraceOps] = {};
   uint64_t threads = 0;            // distinct thread ids
+  std::vector<uint32_t> thread_ids;  // kernel tid of each dense thread index
+  // Frees (and reallocs) of a block allocated on another thread: a threaded
+  // replay hands these blocks over between its threads.
+  uint64_t cross_thread_frees = 0;
   uint64_t unmatched_frees = 0;    // frees of blocks allocated before recording
   uint64_t failed_allocations = 0; // calls that returned nullptr
   uint64_t live_at_exit = 0;       // blocks never freed (freed at replay's end)

@@ -72,6 +72,29 @@ TEST(TraceReaderTest, MatchesFreesToAllocationsAndReusesSlots) {
   EXPECT_EQ(t->ops[4].size, 40u);
 }
 
+TEST(TraceReaderTest, KeepsEachCallsThreadAndCountsCrossThreadFrees) {
+  absl::StatusOr<Trace> t = ParseTrace(Bytes({
+      Rec(TraceOp::kMalloc, 10, 0x1000, 0, 500),
+      Rec(TraceOp::kMalloc, 20, 0x2000, 0, 700),
+      Rec(TraceOp::kFree, 0, 0x1000, 0, 700),          // handed over
+      Rec(TraceOp::kRealloc, 30, 0x3000, 0x2000, 500),  // handed over
+      Rec(TraceOp::kMalloc, 40, 0x4000, 0, 700),        // live at exit
+  }));
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->threads, 2u);
+  EXPECT_EQ(t->thread_ids, (std::vector<uint32_t>{500, 700}));
+  EXPECT_EQ(t->cross_thread_frees, 2u);
+  ASSERT_EQ(t->ops.size(), 7u);  // 5 recorded + 2 frees at exit
+  const uint32_t want[5] = {0, 1, 1, 0, 1};
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(t->ops[i].thread, want[i]) << i;
+  // Frees at exit run on the thread that allocated the block.
+  for (int i = 5; i < 7; ++i) {
+    const ReplayOp& op = t->ops[i];
+    EXPECT_EQ(op.kind, ReplayOp::Kind::kFree);
+    EXPECT_EQ(op.thread, op.slot == t->ops[3].slot ? 0u : 1u);
+  }
+}
+
 TEST(TraceReaderTest, EmptyFinishedTraceIsValid) {
   absl::StatusOr<Trace> t = ParseTrace(Bytes({}));
   ASSERT_TRUE(t.ok()) << t.status();
