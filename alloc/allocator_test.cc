@@ -5,6 +5,8 @@
 
 #include "alloc/allocator.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <memory_resource>
 #include <string>
@@ -189,6 +191,24 @@ TEST(HandlerTest, HandlerAllocatorWrapsCallbacks) {
   EXPECT_EQ(backing.stats().live_allocations(), 0u);
 }
 
+TEST(HandlerTest, ZeroedRequestsGoThroughTheCallocCallback) {
+  MallocAllocator backing;
+  HandlerAllocator wrapped(MakeHandler(backing));
+  auto* ptr = static_cast<unsigned char*>(wrapped.AllocateZeroed(100, 64));
+  ASSERT_NE(ptr, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(ptr) % 64, 0u);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(ptr[i], 0);
+  EXPECT_EQ(backing.stats().allocations, 1u);
+  EXPECT_EQ(wrapped.stats().bytes_in_use, 100u);
+  wrapped.Deallocate(ptr, 100, 64);
+  AllocatorHandler failing = MakeHandler(backing);
+  failing.calloc = [](void*, size_t, size_t) -> void* { return nullptr; };
+  HandlerAllocator refusing(failing);
+  EXPECT_EQ(refusing.AllocateZeroed(100), nullptr);
+  EXPECT_EQ(refusing.stats().failed_requests, 1u);
+  EXPECT_EQ(backing.stats().live_allocations(), 0u);
+}
+
 TEST(HandlerTest, MissingCallocAndReallocFallBack) {
   MallocAllocator backing;
   AllocatorHandler handler = MakeHandler(backing);
@@ -203,6 +223,99 @@ TEST(HandlerTest, MissingCallocAndReallocFallBack) {
   EXPECT_EQ(ptr[0], 9);
   wrapped.Deallocate(ptr, 500);
   EXPECT_EQ(backing.stats().live_allocations(), 0u);
+}
+
+// Implements only DoAllocate/DoDeallocate on malloc, so the interface's own
+// defaults (zeroing, reallocation by copy, ownership) do the rest. Fails
+// requests above `limit` bytes.
+class MinimalAllocator final : public Allocator {
+ public:
+  explicit MinimalAllocator(size_t limit) : Allocator("minimal"), limit_(limit) {}
+  AllocatorStats stats() const override { return stats_; }
+  size_t max_allocation_size() const override { return 2 * limit_; }
+
+ protected:
+  void* DoAllocate(size_t bytes, size_t alignment) noexcept override {
+    if (bytes > limit_) return CountFailure();
+    // aligned_alloc wants a size that is a multiple of the alignment.
+    const size_t a = std::max<size_t>(alignment, 64);
+    void* ptr = std::aligned_alloc(a, std::max(a, (bytes + a - 1) & ~(a - 1)));
+    ++stats_.allocations;
+    return ptr;
+  }
+  void DoDeallocate(void* ptr, size_t, size_t) noexcept override {
+    ++stats_.deallocations;
+    std::free(ptr);
+  }
+  void* CountFailure() noexcept override {
+    ++stats_.failed_requests;
+    return nullptr;
+  }
+
+ private:
+  const size_t limit_;
+  AllocatorStats stats_;
+};
+
+TEST(CheckedApiTest, OutOfMemoryIsResourceExhaustedOnEveryCheckedCall) {
+  MinimalAllocator allocator(1024);
+  EXPECT_TRUE(absl::IsResourceExhausted(allocator.AllocateChecked(2000).status()));
+  EXPECT_TRUE(
+      absl::IsResourceExhausted(allocator.AllocateZeroedChecked(2000).status()));
+  // Above max_allocation_size: refused before the allocator is asked.
+  absl::StatusOr<void*> too_big = allocator.AllocateChecked(4096);
+  EXPECT_TRUE(absl::IsResourceExhausted(too_big.status()));
+  EXPECT_THAT(std::string(too_big.status().message()),
+              HasSubstr("largest possible allocation"));
+  absl::StatusOr<void*> block = allocator.ReallocateChecked(nullptr, 0, 100);
+  ASSERT_TRUE(block.ok()) << block.status();
+  std::memset(*block, 7, 100);
+  absl::StatusOr<void*> grown = allocator.ReallocateChecked(*block, 100, 2000);
+  EXPECT_TRUE(absl::IsResourceExhausted(grown.status()));
+  EXPECT_THAT(std::string(grown.status().message()),
+              HasSubstr("the old block is still valid"));
+  EXPECT_EQ(static_cast<unsigned char*>(*block)[99], 7);
+  // The default reallocation copies the prefix; the default zeroing clears.
+  void* moved = allocator.Reallocate(*block, 100, 500);
+  ASSERT_NE(moved, nullptr);
+  EXPECT_EQ(static_cast<unsigned char*>(moved)[99], 7);
+  void* zeroed = allocator.AllocateZeroed(300, 256);
+  ASSERT_NE(zeroed, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(zeroed) % 256, 0u);
+  EXPECT_EQ(static_cast<unsigned char*>(zeroed)[299], 0);
+  EXPECT_TRUE(absl::IsInvalidArgument(allocator.DeallocateChecked(zeroed, 300, 3)));
+  EXPECT_EQ(allocator.Allocate(10, 3), nullptr);
+  EXPECT_EQ(allocator.AllocateZeroed(10, 0), nullptr);
+  EXPECT_EQ(allocator.Reallocate(moved, 500, 10, 6), nullptr);
+  EXPECT_TRUE(allocator.DeallocateChecked(zeroed, 300, 256).ok());
+  allocator.Deallocate(moved, 500);
+  allocator.Deallocate(nullptr, 500);
+  EXPECT_EQ(allocator.stats().allocations, allocator.stats().deallocations);
+  // 2000-byte requests: 3 (two checked allocations, one reallocation);
+  // too big: 1; bad alignments: 4 (the DeallocateChecked one included).
+  EXPECT_EQ(allocator.stats().failed_requests, 8u);
+}
+
+TEST(ContractViolationTest, NamesAndHandlerInstallation) {
+  EXPECT_EQ(ContractViolationName(ContractViolation::kDoubleFree), "double free");
+  EXPECT_EQ(ContractViolationName(ContractViolation::kForeignPointer),
+            "foreign pointer");
+  EXPECT_EQ(ContractViolationName(ContractViolation::kSizeMismatch),
+            "size mismatch");
+  static int calls = 0;
+  static ContractViolation seen = ContractViolation::kDoubleFree;
+  const ContractViolationHandler counting =
+      [](absl::string_view, ContractViolation v, const void*, absl::string_view) {
+        ++calls;
+        seen = v;
+      };
+  const ContractViolationHandler previous = SetContractViolationHandler(counting);
+  ReportContractViolation("test", ContractViolation::kSizeMismatch, nullptr, "x");
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(seen, ContractViolation::kSizeMismatch);
+  // nullptr reinstalls the default handler (which aborts: not called here).
+  EXPECT_EQ(SetContractViolationHandler(nullptr), counting);
+  SetContractViolationHandler(previous);
 }
 
 TEST(ContractViolationTest, DefaultHandlerAbortsWithAMessage) {

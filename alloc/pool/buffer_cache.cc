@@ -5,9 +5,19 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/base/config.h"
 #include "absl/numeric/bits.h"
 #include "absl/strings/str_format.h"
 #include "alloc/pool/internal/os_pages.h"
+
+#if defined(ABSL_HAVE_ADDRESS_SANITIZER)
+#include <sanitizer/asan_interface.h>
+#define TESSERA_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define TESSERA_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define TESSERA_POISON(p, n) ((void)(p), (void)(n))
+#define TESSERA_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 namespace tessera {
 
@@ -60,6 +70,7 @@ void* BufferCache::TakeCached(size_t class_bytes, size_t alignment) {
       void* ptr = c.ptr;
       cached_.erase(cached_.begin() + static_cast<ptrdiff_t>(i));
       cached_bytes_ -= class_bytes;
+      TESSERA_UNPOISON(ptr, class_bytes);
       return ptr;
     }
   }
@@ -172,6 +183,8 @@ void BufferCache::EvictOldestLocked() {
   cached_.erase(cached_.begin());
   cached_bytes_ -= oldest.class_bytes;
   ++evictions_;
+  // Unpoisoned first: a later mapping may reuse the addresses.
+  TESSERA_UNPOISON(oldest.ptr, oldest.class_bytes);
   pool_internal::Unmap(oldest.ptr, oldest.class_bytes);
 }
 
@@ -205,6 +218,9 @@ bool BufferCache::FreeUnrecorded(void* ptr, size_t bytes,
   }
   cached_.push_back(CachedBuffer{ptr, class_bytes});
   cached_bytes_ += class_bytes;
+  // Under ASan an idle buffer is poisoned, so a stale read or write through
+  // a pointer to a freed buffer is reported even though it stays mapped.
+  TESSERA_POISON(ptr, class_bytes);
   return true;
 }
 
@@ -247,6 +263,7 @@ size_t BufferCache::Release() {
   std::lock_guard<std::mutex> lock(mu_);
   size_t bytes = 0;
   for (const CachedBuffer& c : cached_) {
+    TESSERA_UNPOISON(c.ptr, c.class_bytes);
     pool_internal::Unmap(c.ptr, c.class_bytes);
     bytes += c.class_bytes;
     ++released_;

@@ -74,6 +74,12 @@
 
 namespace tessera {
 
+namespace pool_internal {
+// Reaches into the pools' private state to corrupt it on purpose, so that
+// pool_integrity_test.cc can show CheckIntegrity names each broken invariant.
+class IntegrityTestPeer;
+}  // namespace pool_internal
+
 struct BufferCacheOptions {
   // Requests below `min_buffer_bytes` go here. Not owned; nullptr means
   // GlobalMallocAllocator().
@@ -139,6 +145,8 @@ class BufferCache final : public Allocator {
   }
 
  private:
+  friend class pool_internal::IntegrityTestPeer;
+
   struct LiveBuffer {
     size_t bytes;        // as requested
     size_t alignment;    // as requested

@@ -10,12 +10,17 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/config.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/random/random.h"
 #include "alloc/pool/internal/test_allocator.h"
 #include "alloc/pool/internal/violation_recorder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#if defined(ABSL_HAVE_ADDRESS_SANITIZER)
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace tessera {
 namespace {
@@ -112,6 +117,31 @@ TEST_F(BufferCacheTest, FreedBufferServesTheNextRequestOfItsClass) {
   cache->Deallocate(c, 100000);
   EXPECT_TRUE(cache->CheckIntegrity().ok()) << cache->CheckIntegrity();
 }
+
+#if defined(ABSL_HAVE_ADDRESS_SANITIZER)
+TEST_F(BufferCacheTest, IdleBuffersArePoisonedUnderAsan) {
+  BufferCacheOptions options;
+  options.budget_bytes = BufferCache::ClassBytes(100000);  // room for one
+  auto cache = Make(options);
+  void* a = cache->Allocate(100000);
+  void* b = cache->Allocate(100000);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  cache->Deallocate(a, 100000);
+  EXPECT_TRUE(__asan_address_is_poisoned(a));
+  EXPECT_TRUE(__asan_address_is_poisoned(static_cast<char*>(a) + 99999));
+  EXPECT_DEATH(static_cast<volatile char*>(a)[10] = 1, "use-after-poison");
+  // Freeing b evicts a (the budget holds one): a is unpoisoned, then unmapped.
+  cache->Deallocate(b, 100000);
+  EXPECT_TRUE(__asan_address_is_poisoned(b));
+  void* again = cache->Allocate(100000);  // the cached b, usable again
+  EXPECT_EQ(again, b);
+  EXPECT_FALSE(__asan_address_is_poisoned(again));
+  std::memset(again, 0x33, 100000);
+  cache->Deallocate(again, 100000);
+  EXPECT_EQ(cache->Release(), BufferCache::ClassBytes(100000));
+}
+#endif
 
 TEST_F(BufferCacheTest, OtherClassesMissTheCache) {
   auto cache = Make();

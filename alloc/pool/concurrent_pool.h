@@ -159,6 +159,7 @@ class ConcurrentPool {
 
  private:
   friend class pool_internal::ThreadExitHook;
+  friend class pool_internal::IntegrityTestPeer;
 
   ConcurrentPool(const ConcurrentPoolOptions& options,
                  std::unique_ptr<StackedPool> depot);

@@ -145,6 +145,8 @@ class SizeClassPool final : public Allocator {
   }
 
  private:
+  friend class pool_internal::IntegrityTestPeer;
+
   // Class of a request of `(bytes + 15) / 16` granules, bytes <= 1024.
   static const uint8_t kClassOfGranule[kMaxSmallSize / 16 + 1];
 

@@ -93,6 +93,12 @@
 
 namespace tessera {
 
+namespace pool_internal {
+// Reaches into the pools' private state to corrupt it on purpose, so that
+// pool_integrity_test.cc can show CheckIntegrity names each broken invariant.
+class IntegrityTestPeer;
+}  // namespace pool_internal
+
 #if !defined(NDEBUG) || defined(TESSERA_SANITIZER_BUILD)
 inline constexpr bool kCheckReturnsByDefault = true;
 #else
@@ -253,6 +259,8 @@ class StackedPool {
   bool checks_returns() const { return checks_; }
 
  private:
+  friend class pool_internal::IntegrityTestPeer;
+
   // An idle cell: its first word links the block's free stack.
   struct FreeCell {
     FreeCell* next;

@@ -682,5 +682,93 @@ INSTANTIATE_TEST_SUITE_P(
         ModelConfig{16, 16, 16, OverflowPolicy::kGrow, true, false},
         ModelConfig{32, 32, 4, OverflowPolicy::kUpstream, false, false}));
 
+// A block source that ignores the alignment it is asked for, as a careless
+// one would: its blocks would break BlockOf, so the pool must refuse them.
+class MisaligningAllocator final : public Allocator {
+ public:
+  MisaligningAllocator() : Allocator("misaligning") {}
+  AllocatorStats stats() const override { return stats_; }
+
+ protected:
+  void* DoAllocate(size_t bytes, size_t) noexcept override {
+    char* base = static_cast<char*>(std::malloc(bytes + 64));
+    ++stats_.allocations;
+    return base + 16;  // 16-aligned, never block-aligned
+  }
+  void DoDeallocate(void* ptr, size_t, size_t) noexcept override {
+    ++stats_.deallocations;
+    std::free(static_cast<char*>(ptr) - 16);
+  }
+  void* CountFailure() noexcept override {
+    ++stats_.failed_requests;
+    return nullptr;
+  }
+
+ private:
+  AllocatorStats stats_;
+};
+
+TEST(StackedPoolBlockSourceTest, FailingBlockSourceFailsCreateAndTakes) {
+  TestAllocator source;
+  source.FailAfter(0);
+  StackedPoolOptions options;
+  options.cell_size = 32;
+  options.block_source = &source;
+  options.initial_blocks = 2;
+  auto failed = StackedPool::Create(options);
+  EXPECT_TRUE(absl::IsResourceExhausted(failed.status()));
+  EXPECT_THAT(std::string(failed.status().message()),
+              HasSubstr("reserving block 1 of 2"));
+  options.initial_blocks = 0;
+  auto pool = StackedPool::Create(options);
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  EXPECT_EQ((*pool)->Take(), nullptr);
+  absl::StatusOr<void*> checked = (*pool)->TakeChecked();
+  EXPECT_TRUE(absl::IsResourceExhausted(checked.status()));
+  EXPECT_THAT(std::string(checked.status().message()),
+              HasSubstr("overflow policy 'grow'"));
+  EXPECT_EQ((*pool)->stats().failures, 2u);
+  EXPECT_TRUE((*pool)->CheckIntegrity().ok());
+}
+
+TEST(StackedPoolBlockSourceTest, MisalignedBlocksAreGivenBackAndRefused) {
+  MisaligningAllocator source;
+  StackedPoolOptions options;
+  options.cell_size = 32;
+  options.block_source = &source;
+  options.initial_blocks = 0;
+  auto pool = StackedPool::Create(options);
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  EXPECT_EQ((*pool)->Take(), nullptr);
+  EXPECT_EQ(source.stats().allocations, 1u);
+  EXPECT_EQ(source.stats().deallocations, 1u);  // handed straight back
+  EXPECT_EQ((*pool)->stats().blocks, 0u);
+  EXPECT_EQ((*pool)->stats().failures, 1u);
+}
+
+TEST(StackedPoolBlockSourceTest, FailingUpstreamAndFailPolicyNameThePolicy) {
+  TestAllocator upstream;
+  upstream.FailAfter(0);
+  StackedPoolOptions options;
+  options.cell_size = 32;
+  options.initial_blocks = 0;
+  options.overflow = OverflowPolicy::kUpstream;
+  options.upstream = &upstream;
+  auto pool = StackedPool::Create(options);
+  ASSERT_TRUE(pool.ok()) << pool.status();
+  absl::StatusOr<void*> checked = (*pool)->TakeChecked();
+  EXPECT_THAT(std::string(checked.status().message()),
+              HasSubstr("overflow policy 'upstream'"));
+  options.overflow = OverflowPolicy::kFail;
+  options.upstream = nullptr;
+  auto failing = StackedPool::Create(options);
+  ASSERT_TRUE(failing.ok()) << failing.status();
+  checked = (*failing)->TakeChecked();
+  EXPECT_THAT(std::string(checked.status().message()),
+              HasSubstr("overflow policy 'fail' (0 of 0 reserved cells"));
+  EXPECT_EQ((*pool)->stats().failures, 1u);
+  EXPECT_EQ((*failing)->stats().failures, 1u);
+}
+
 }  // namespace
 }  // namespace tessera
