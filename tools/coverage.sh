@@ -8,7 +8,9 @@
 # be fetched offline, so this runs `bazel test` with the instrumentation
 # flags, in its own output base, and merges the raw profiles itself.
 #
-#   tools/coverage.sh [TARGET_PATTERN...]      default: //alloc/... //tensor/...
+#   tools/coverage.sh [TARGET_PATTERN...]
+#       default: //alloc/... //tensor/... //fuzz/tensor/... (the tensor
+#       engine's differential fuzzer lives under fuzz/)
 #
 # Prints one row per library file under alloc/ and tensor/ (tests, fuzzers,
 # benchmarks and test helpers excluded) and a total per directory:
@@ -23,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 patterns=("$@")
-((${#patterns[@]} > 0)) || patterns=(//alloc/... //tensor/...)
+((${#patterns[@]} > 0)) || patterns=(//alloc/... //tensor/... //fuzz/tensor/...)
 output_base=${TESSERA_COVERAGE_OUTPUT_BASE:-$HOME/.cache/bazel_ob/coverage}
 dir=${TESSERA_COVERAGE_DIR:-$(mktemp -d)}
 mkdir -p "$dir/raw"
@@ -55,7 +57,7 @@ while IFS= read -r file; do
   if readelf -S "$file" 2>/dev/null | grep -q __llvm_covmap; then
     objects+=(-object "$file")
   fi
-done < <(find -L "$bin/alloc" "$bin/tensor" -type f -perm -u+x \
+done < <(find -L "$bin/alloc" "$bin/tensor" "$bin/fuzz" -type f -perm -u+x \
            ! -name '*.sh' ! -name '*.so' ! -path '*.runfiles/*' \
            ! -path '*/_objs/*' 2>/dev/null | sort)
 ((${#objects[@]} > 0)) || { echo "coverage.sh: no instrumented binaries" >&2; exit 1; }
