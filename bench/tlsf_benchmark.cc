@@ -20,8 +20,11 @@
 // "tlsf" is the arena as users get it (default options) through its handle
 // API (TryAlloc/TryFree), "tlsf_ptr" the same arena through the generic
 // Allocator interface (virtual Allocate/Deallocate, free by pointer through
-// the pointer index, which the handle API leaves unbuilt), "tlsf_nocache" the
-// TLSF core alone (quick cache off).
+// the pointer index, which the handle API leaves unbuilt), "tlsf_final" the
+// generic interface called on the final class (devirtualised, as the
+// shootout calls it), "tlsf_nocache" the TLSF core alone (quick cache off).
+// RT  round trip: allocate 64 B, write a byte, free; 10M times, through the
+//     generic interface (the shootout's rt_64).
 // Only same-run ratios mean anything on a shared machine; the summary table
 // at the end prints them.
 
@@ -152,6 +155,20 @@ struct TlsfPointers {
   static void* Addr(Token t) { return t; }
   std::unique_ptr<TlsfArena> arena;
   Allocator* allocator;  // through the vtable, as a generic caller would
+};
+
+// The generic interface on the final class, as the shootout's subjects call
+// it: the compiler devirtualises and inlines the fast paths.
+struct TlsfFinal {
+  static constexpr const char* kName = "tlsf_final";
+  explicit TlsfFinal(size_t arena_bytes) : arena(MakeArena(arena_bytes)) {}
+  using Token = void*;
+  bool Alloc(size_t n, Token* t) {
+    return (*t = arena->Allocate(n)) != nullptr;
+  }
+  void Free(Token t, size_t n) { arena->Deallocate(t, n); }
+  static void* Addr(Token t) { return t; }
+  std::unique_ptr<TlsfArena> arena;
 };
 
 template <typename Policy>
@@ -292,6 +309,32 @@ void BM_W3(benchmark::State& state) {
   Results()[std::string("W3_") + Policy::kName] = ns;
 }
 
+// ---- Round trip: allocate 64 bytes, write one byte, free (the shootout's
+// rt_64 through the generic interface). ----
+
+constexpr int64_t kRoundTrips = 10'000'000;
+
+template <typename Policy>
+void BM_RoundTrip64(benchmark::State& state) {
+  Policy policy = MakePolicy<Policy>(size_t{64} << 20);
+  double seconds = 0;
+  int64_t ops = 0;
+  for (auto _ : state) {
+    const double start = CpuSeconds();
+    for (int64_t i = 0; i < kRoundTrips; ++i) {
+      typename Policy::Token t;
+      if (!policy.Alloc(64, &t)) std::abort();
+      *static_cast<volatile char*>(Policy::Addr(t)) = 1;
+      policy.Free(t, 64);
+    }
+    seconds += CpuSeconds() - start;
+    ops += kRoundTrips;
+  }
+  const double ns = seconds * 1e9 / static_cast<double>(ops);
+  state.counters["ns_per_pair"] = ns;
+  Results()[std::string("RT64_") + Policy::kName] = ns;
+}
+
 // ---- W4. ----
 
 constexpr int kW4Live = 100'000;
@@ -422,6 +465,10 @@ BENCHMARK_TEMPLATE(BM_W1, GlibcAligned64, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, TlsfHandles, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, TlsfPointers, true)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W1, TlsfNoCache, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_RoundTrip64, GlibcMalloc)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_RoundTrip64, TlsfFinal)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_RoundTrip64, TlsfPointers)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W3, GlibcMalloc)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W3, TlsfHandles)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_W3, TlsfPointers)->Unit(benchmark::kMillisecond);
@@ -471,6 +518,16 @@ void PrintSummary() {
         ratio("W3_tlsf_ptr", "W3_glibc"),
         r.count("W3_tlsf_nocache") ? r.at("W3_tlsf_nocache") : 0.0,
         ratio("W3_tlsf_nocache", "W3_glibc"));
+  }
+  if (r.count("RT64_glibc") != 0) {
+    std::printf(
+        "RT 64 B       glibc %6.1f ns  tlsf_final %6.1f ns (%.2fx)  tlsf_ptr "
+        "%6.1f ns (%.2fx)   (generic Allocate/Deallocate)\n",
+        r.at("RT64_glibc"),
+        r.count("RT64_tlsf_final") ? r.at("RT64_tlsf_final") : 0.0,
+        ratio("RT64_tlsf_final", "RT64_glibc"),
+        r.count("RT64_tlsf_ptr") ? r.at("RT64_tlsf_ptr") : 0.0,
+        ratio("RT64_tlsf_ptr", "RT64_glibc"));
   }
   const auto& w4 = W4Results();
   for (const auto& [name, s] : w4) {

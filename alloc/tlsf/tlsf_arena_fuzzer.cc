@@ -157,9 +157,13 @@ class Harness {
     options.grow = (b & 1) != 0;
     grow_ = options.grow;
     options.growth_region_bytes = size_t{128} << 10 << ((b >> 1) & 3);
-    // The opt-in quick cache: freed small blocks held unmerged for reuse.
-    static constexpr uint32_t kQuickDepths[] = {0, 1, 4, 16};
+    // The quick cache (on by default): freed small blocks held unmerged for
+    // reuse, bounded per size and in bytes (a 4 KiB limit binds here; the
+    // default 4 MiB never does in these small arenas).
+    static const uint32_t kQuickDepths[] = {
+        0, 1, 16, TlsfArenaOptions{}.quick_cache_depth};
     options.quick_cache_depth = kQuickDepths[(b >> 4) & 3];
+    if ((b & 0x40) != 0) options.quick_cache_bytes = 4096;
     options.system_memory =
         SystemMemory{&CountingMap, &CountingUnmap, &ledger_};
     granule_ = options.granularity;
