@@ -189,20 +189,29 @@ void RunReduce(ReduceOp op, const Tensor& t, const ReducePlan& plan,
     return;
   }
   const auto combiner = RowCombiner(op);
-  if (plan.inner_shape.size() == 1 && combiner.has_value() &&
-      out_dtype == t.dtype() &&
+  if (combiner.has_value() && out_dtype == t.dtype() &&
       IsContiguousBlock(plan.out_shape, plan.outer_strides,
                         static_cast<int64_t>(t.itemsize())) &&
-      plan.inner_strides[0] != static_cast<int64_t>(t.itemsize())) {
-    // Each index along the axis is a contiguous block shaped like the
-    // output: accumulate blocks elementwise with the SIMD binary kernel.
+      plan.inner_strides.back() != static_cast<int64_t>(t.itemsize())) {
+    // Each index combination of the reduced axes selects a contiguous block
+    // shaped like the output (axis 0 of a C-order matrix, axes (0, 1) of a
+    // 3-d tensor): accumulate blocks elementwise with the SIMD binary kernel.
     const int64_t size = static_cast<int64_t>(t.itemsize());
-    const int64_t axis_stride = plan.inner_strides[0];
-    std::memcpy(o, in, static_cast<size_t>(out.nbytes()));
-    for (int64_t i = 1; i < plan.inner_shape[0]; ++i) {
-      kernels::BinaryRow(*combiner, t.dtype(), o, size, in + i * axis_stride,
-                         size, o, size, out.size());
-    }
+    bool first = true;
+    internal::ForEachRow<1>(
+        plan.inner_shape, {plan.inner_strides}, {const_cast<char*>(in)},
+        [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t n) {
+          for (int64_t i = 0; i < n; ++i) {
+            const char* block = p[0] + i * s[0];
+            if (first) {
+              std::memcpy(o, block, static_cast<size_t>(out.nbytes()));
+              first = false;
+            } else {
+              kernels::BinaryRow(*combiner, t.dtype(), o, size, block, size,
+                                 o, size, out.size());
+            }
+          }
+        });
     return;
   }
   internal::ForEachRow<2>(

@@ -152,6 +152,27 @@ TEST(ReduceTest, SeveralAxesReduceTogether) {
   EXPECT_THAT(none->ToVector<int>(), ElementsAre(-1, 2));
 }
 
+TEST(ReduceTest, OuterAxesAccumulateContiguousBlocks) {
+  // Axes (0, 1) of a C-order (3, 2, 4) tensor: six blocks of 4 elements.
+  auto a = reshape(*arange(0.0, 24.0, 1.0), {3, 2, 4});
+  ASSERT_TRUE(a.ok());
+  EXPECT_THAT(sum(*a, {0, 1})->ToVector<double>(),
+              ElementsAre(60, 66, 72, 78));
+  EXPECT_THAT(sum(*a, {1, 0}, /*keepdims=*/true)->shape(),
+              ElementsAre(1, 1, 4));
+  EXPECT_THAT(min(*a, {0, 1})->ToVector<double>(), ElementsAre(0, 1, 2, 3));
+  *a->mutable_ptr<double>({2, 1, 1}) = std::nan("");
+  const auto m = max(*a, {0, 1})->ToVector<double>();
+  EXPECT_EQ(m[0], 20);
+  EXPECT_TRUE(std::isnan(m[1]));
+  EXPECT_EQ(m[3], 23);
+  auto i64 = reshape(*arange(24), {3, 2, 4});
+  EXPECT_THAT(prod(*i64, {0, 1})->ToVector<int64_t>(),
+              ElementsAre(int64_t{0}, int64_t{1} * 5 * 9 * 13 * 17 * 21,
+                          int64_t{2} * 6 * 10 * 14 * 18 * 22,
+                          int64_t{3} * 7 * 11 * 15 * 19 * 23));
+}
+
 TEST(ReduceTest, RepeatedOrOutOfRangeAxesAreNamed) {
   auto dup = sum(Cube(), {1, -2});
   EXPECT_EQ(dup.status().code(), absl::StatusCode::kInvalidArgument);
