@@ -14,6 +14,7 @@
 #include "alloc/default_allocator.h"
 #include "tensor/internal/strided_loop.h"
 #include "tensor/internal/thread_pool.h"
+#include "tensor/kernels/fill.h"
 
 namespace tessera {
 namespace {
@@ -444,8 +445,17 @@ absl::StatusOr<Tensor> arange(Scalar start, Scalar stop, Scalar step,
       const T delta = second - first;
       internal::ParallelFill(length, sizeof(T), [&](int64_t begin,
                                                     int64_t end) {
-        ArangeFloatRange<T>(out, std::max<int64_t>(begin, 2), end, first,
-                            delta);
+        begin = std::max<int64_t>(begin, 2);
+        if constexpr (std::is_same<T, float>::value) {
+          if (end <= std::numeric_limits<int32_t>::max()) {
+            // Highway: the widest vectors the CPU has (the loop below only
+            // vectorizes for the baseline SSE2).
+            kernels::ArangeFloat32(out, static_cast<int32_t>(begin),
+                                   static_cast<int32_t>(end), first, delta);
+            return;
+          }
+        }
+        ArangeFloatRange<T>(out, begin, end, first, delta);
       });
     } else if constexpr (!std::is_same<T, bool>::value) {
       // Modular, as NumPy's integer fill wraps (in uint64, so that no
