@@ -153,7 +153,9 @@ struct SystemMemory {
   void (*unmap)(void* ptr, size_t bytes, void* context);
   void* context = nullptr;
 };
-// mmap/munmap of private anonymous memory (MAP_NORESERVE).
+// mmap/munmap of private anonymous memory (MAP_NORESERVE); mappings of 4 MiB
+// and more are advised MADV_HUGEPAGE (transparent huge pages cut the TLB
+// misses of random node and block accesses).
 SystemMemory DefaultSystemMemory();
 
 struct TlsfArenaOptions {
