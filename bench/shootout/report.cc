@@ -612,17 +612,24 @@ std::string MarkdownReport(const RunResults& r) {
       }
     }
     if (w == "trace") {
-      md += "Replayed calls and memory (medians):\n\n"
+      md += "Replayed calls and memory (medians). Peak RSS growth is the "
+            "child's peak RSS during the timed replay minus its RSS before "
+            "the validation pass (which replays the trace once first), so "
+            "it includes what the allocator kept from that pass; divided by "
+            "the peak of live requested bytes it is the allocator's "
+            "overhead and fragmentation (1.00 = none):\n\n"
             "| allocator | allocations | reallocs | frees | peak live | "
-            "peak RSS growth / peak live |\n|---|---:|---:|---:|---:|---:|\n";
+            "peak RSS growth | peak RSS growth / peak live |\n"
+            "|---|---:|---:|---:|---:|---:|---:|\n";
       for (const std::string& s : r.subjects) {
         const Cell* cell = r.Find(w, s);
         if (cell == nullptr || !cell->ok()) continue;
         absl::StrAppendFormat(
-            &md, "| %s | %.0f | %.0f | %.0f | %.0f B | %.2f |\n", s,
-            cell->Figure("allocations").median,
+            &md, "| %s | %.0f | %.0f | %.0f | %.1f MiB | %.1f MiB | %.2f |\n",
+            s, cell->Figure("allocations").median,
             cell->Figure("reallocs").median, cell->Figure("frees").median,
-            cell->Figure("peak_live_bytes").median,
+            cell->Figure("peak_live_bytes").median / 1048576,
+            cell->Figure("peak_rss_growth_bytes").median / 1048576,
             cell->Figure("rss_over_live").median);
       }
       md += "\n![trace memory](trace_rss.svg)\n\n";

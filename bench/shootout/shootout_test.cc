@@ -7,14 +7,17 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "bench/shootout/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tools/alloc_trace/trace_format.h"
 
 namespace tessera {
 namespace shootout {
@@ -234,6 +237,71 @@ TEST(ShootoutTest, W4OnTlsfDrawsTheArenaMapAndReportsFragmentation) {
   EXPECT_LT(holes, 1);
   EXPECT_GT(Member(Member(figures, "arena_metadata_bytes"), "median").number,
             0);
+}
+
+// A trace written here (no recorder: it runs in sanitizer builds too) with
+// three threads whose blocks are freed on other threads.
+TEST(ShootoutTest, ThreadedReplayHandsBlocksOverBetweenThreads) {
+  using alloc_trace::TraceHeader;
+  using alloc_trace::TraceOp;
+  using alloc_trace::TraceRecord;
+  std::vector<TraceRecord> records;
+  auto add = [&](TraceOp op, uint32_t thread, uint64_t size, uint64_t ptr,
+                 uint64_t old_ptr = 0) {
+    TraceRecord r{};
+    r.op = static_cast<uint8_t>(op);
+    r.thread = thread;
+    r.size = size;
+    r.ptr = ptr;
+    r.old_ptr = old_ptr;
+    records.push_back(r);
+  };
+  // Thread 1 allocates, thread 2 grows and frees; thread 3 churns its own.
+  for (uint64_t i = 0; i < 300; ++i) {
+    const uint64_t a = 0x100000 + i * 0x1000;
+    add(TraceOp::kMalloc, 1, 16 + i % 200, a);
+    add(TraceOp::kMalloc, 3, 32, 0x5000000 + i * 0x100);
+    add(TraceOp::kRealloc, 2, 400 + i, a + 0x800000, a);
+    add(TraceOp::kFree, 3, 0, 0x5000000 + i * 0x100);
+    if (i % 3 == 0) add(TraceOp::kFree, 2, 0, a + 0x800000);
+  }
+  TraceHeader header{};
+  std::memcpy(header.magic, alloc_trace::kTraceMagic, sizeof header.magic);
+  header.version = alloc_trace::kTraceVersion;
+  header.record_bytes = sizeof(TraceRecord);
+  header.records = records.size();
+  const std::string path = TmpDir() + "/threads.trace";
+  {
+    std::ofstream file(path, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(&header), sizeof header);
+    file.write(reinterpret_cast<const char*>(records.data()),
+               static_cast<std::streamsize>(records.size() * sizeof(TraceRecord)));
+  }
+  const std::string out = TmpDir() + "/threads";
+  const Outcome run = RunShootout(absl::StrCat(
+      "--trace=", path,
+      " --workloads=trace_threads --allocators=glibc,tlsf,size_class,"
+      "tlsf_locked --rounds=1 --out=",
+      out));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("3 threads (300 blocks freed on another "
+                                 "thread)"));
+  absl::StatusOr<JsonValue> json = ParseJson(ReadFile(out + "/results.json"));
+  ASSERT_TRUE(json.ok()) << json.status();
+  const JsonValue& results =
+      Member(Member(*json, "workloads").array.at(0), "results");
+  ASSERT_EQ(results.array.size(), 4u);
+  for (const JsonValue& result : results.array) {
+    SCOPED_TRACE(Member(result, "subject").string);
+    ASSERT_TRUE(Member(result, "ok").boolean) << Member(result, "error").string;
+    const JsonValue& f = Member(result, "figures");
+    EXPECT_EQ(Member(Member(f, "threads"), "median").number, 3);
+    EXPECT_EQ(Member(Member(f, "allocations"), "median").number, 600);
+    EXPECT_EQ(Member(Member(f, "reallocs"), "median").number, 300);
+    // 300 + 100 recorded frees, 200 reallocated blocks freed at the end.
+    EXPECT_EQ(Member(Member(f, "frees"), "median").number, 600);
+    EXPECT_EQ(Member(Member(f, "cross_thread_frees"), "median").number, 300);
+  }
 }
 
 TEST(ShootoutTest, UnknownWorkloadExitsNonZeroNamingItAndTheKnownOnes) {

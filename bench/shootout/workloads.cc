@@ -568,6 +568,12 @@ absl::StatusOr<Metrics> TwoThread(S& s, const Params& p) {
   return Metrics{{"ns_per_op", double(t1 - t0) / double(p.iters)}};
 }
 
+// RSS of the child before the validation pass: the trace replays measure
+// their peak against it, since the validation pass replays the same trace
+// first and the heap it leaves (what glibc keeps, an arena's touched pages)
+// is part of what the program costs on that allocator.
+int64_t g_rss_at_start = -1;
+
 // Replays a recorded trace on one thread, in the recorded order. Every block
 // gets one byte written (as the program would have), so that first touch is
 // paid as it was.
@@ -579,7 +585,8 @@ absl::StatusOr<Metrics> Replay(S& s, const alloc_trace::Trace& trace) {
   uint64_t allocations = 0, frees = 0, reallocs = 0;
   uint64_t live = 0, peak_live = 0;
   const bool reset = ResetPeakRss();
-  const int64_t rss_before = ProcStatusBytes("VmRSS");
+  const int64_t rss_before = g_rss_at_start >= 0 ? g_rss_at_start
+                                                : ProcStatusBytes("VmRSS");
   const int64_t t0 = ThreadCpuNs();
   for (const alloc_trace::ReplayOp& op : trace.ops) {
     switch (op.kind) {
@@ -734,7 +741,8 @@ absl::StatusOr<Metrics> ReplayThreaded(S& s, const alloc_trace::Trace& trace) {
     reallocs += my_reallocs;
   };
   const bool reset = ResetPeakRss();
-  const int64_t rss_before = ProcStatusBytes("VmRSS");
+  const int64_t rss_before = g_rss_at_start >= 0 ? g_rss_at_start
+                                                : ProcStatusBytes("VmRSS");
   std::vector<std::thread> pool;
   for (size_t t = 0; t < threads; ++t) pool.emplace_back(body, t);
   while (ready.load() != threads) std::this_thread::yield();
@@ -947,6 +955,7 @@ absl::StatusOr<Metrics> Measure(absl::string_view subject_name,
                                 ArenaSnapshot* arena_snapshot) {
   g_trace = trace;
   g_size_factor = size_factor;
+  g_rss_at_start = ProcStatusBytes("VmRSS");
   g_tensor_size_factor = size_factor;
   const SubjectInfo* subject = FindSubject(subject_name);
   if (subject == nullptr || FindWorkload(workload) == nullptr ||

@@ -143,6 +143,15 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view bytes) {
         if (slot_thread[old_slot] != thread) ++trace.cross_thread_frees;
         slot_of.erase(it);
         release(old_slot);
+        // As in `allocate`: a result still recorded as live was freed
+        // unseen.
+        auto stale = slot_of.find(r.ptr);
+        if (stale != slot_of.end()) {
+          trace.ops.push_back(
+              {ReplayOp::Kind::kFree, 0, stale->second, 0, 0, thread});
+          release(stale->second);
+          slot_of.erase(stale);
+        }
         const uint32_t slot = take_slot(r.size);
         slot_of[r.ptr] = slot;
         trace.ops.push_back(

@@ -95,6 +95,24 @@ TEST(TraceReaderTest, KeepsEachCallsThreadAndCountsCrossThreadFrees) {
   }
 }
 
+TEST(TraceReaderTest, ReallocToAnAddressStillLiveFreesTheStaleBlock) {
+  absl::StatusOr<Trace> t = ParseTrace(Bytes({
+      Rec(TraceOp::kMalloc, 10, 0x1000),
+      Rec(TraceOp::kMalloc, 20, 0x2000),
+      Rec(TraceOp::kRealloc, 30, 0x2000, 0x1000),  // 0x2000's free unseen
+  }));
+  ASSERT_TRUE(t.ok()) << t.status();
+  int allocs = 0, frees = 0;
+  for (const ReplayOp& op : t->ops) {
+    allocs += op.kind != ReplayOp::Kind::kFree;
+    frees += op.kind == ReplayOp::Kind::kFree;
+  }
+  // Every block the replay makes is freed: 2 mallocs + 1 realloc result.
+  EXPECT_EQ(allocs, 3);
+  EXPECT_EQ(frees, 2);  // the stale 0x2000 block, and the realloc's at exit
+  EXPECT_EQ(t->live_at_exit, 1u);
+}
+
 TEST(TraceReaderTest, EmptyFinishedTraceIsValid) {
   absl::StatusOr<Trace> t = ParseTrace(Bytes({}));
   ASSERT_TRUE(t.ok()) << t.status();
