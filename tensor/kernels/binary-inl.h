@@ -364,6 +364,143 @@ void BinaryRowT(const char* a, int64_t sa, const char* b, int64_t sb,
   }
 }
 
+// ---- Comparisons: T inputs, bool (one byte 0/1) output ----
+//
+// A vector compare gives a mask; StoreMaskBits packs it to bits and a
+// 256-entry table spreads each 8 bits to 8 bytes of 0/1: the same code for
+// every lane type and target. Integer lanes have no >=/<= in Highway 1.0.3:
+// Not(b > a) serves, exact for integers (floats use the IEEE forms, false
+// for NaN).
+
+struct BitsToBytes {
+  uint64_t bytes[256];
+  constexpr BitsToBytes() : bytes() {
+    for (int i = 0; i < 256; ++i) {
+      uint64_t v = 0;
+      for (int bit = 0; bit < 8; ++bit) {
+        if ((i >> bit) & 1) v |= uint64_t{1} << (8 * bit);
+      }
+      bytes[i] = v;
+    }
+  }
+};
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "byte order of the bit table");
+inline constexpr BitsToBytes kBitsToBytes{};
+
+struct EqualCmp {
+  template <typename T>
+  static bool Scalar(T a, T b) { return a == b; }
+  template <class V>
+  static auto Mask(V a, V b) { return hn::Eq(a, b); }
+};
+struct NotEqualCmp {
+  template <typename T>
+  static bool Scalar(T a, T b) { return a != b; }
+  // Not Ne: Highway 1.0.3's AVX3 float Ne is the ordered compare (false
+  // for NaN), where C and NumPy say NaN != x.
+  template <class V>
+  static auto Mask(V a, V b) { return hn::Not(hn::Eq(a, b)); }
+};
+struct LessCmp {
+  template <typename T>
+  static bool Scalar(T a, T b) { return a < b; }
+  template <class V>
+  static auto Mask(V a, V b) { return hn::Lt(a, b); }
+};
+struct GreaterCmp {
+  template <typename T>
+  static bool Scalar(T a, T b) { return a > b; }
+  template <class V>
+  static auto Mask(V a, V b) { return hn::Gt(a, b); }
+};
+struct LessEqualCmp {
+  template <typename T>
+  static bool Scalar(T a, T b) { return a <= b; }
+  template <class V>
+  static auto Mask(V a, V b) {
+    if constexpr (kIsFloat<decltype(hn::GetLane(a))>) {
+      return hn::Le(a, b);
+    } else {
+      return hn::Not(hn::Gt(a, b));
+    }
+  }
+};
+struct GreaterEqualCmp {
+  template <typename T>
+  static bool Scalar(T a, T b) { return a >= b; }
+  template <class V>
+  static auto Mask(V a, V b) {
+    if constexpr (kIsFloat<decltype(hn::GetLane(a))>) {
+      return hn::Ge(a, b);
+    } else {
+      return hn::Not(hn::Lt(a, b));
+    }
+  }
+};
+
+// out[i] = a[i] cmp b[i] for contiguous a and out; b contiguous too, or a
+// single value when kScalarB (and then a/b swapped back when kSwapped, for
+// a scalar on the left).
+template <class Cmp, typename T, bool kScalarB, bool kSwapped>
+HWY_NOINLINE void CompareContiguous(const T* a, const T* b, uint8_t* out,
+                                    size_t n) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  uint8_t bits[HWY_MAX_BYTES / 8 + 8] = {};
+  size_t i = 0;
+  auto compare = [](T x, T y) {
+    return kSwapped ? Cmp::template Scalar<T>(y, x)
+                    : Cmp::template Scalar<T>(x, y);
+  };
+  if (n >= N) {
+    const auto vs = hn::Set(d, b[0]);
+    for (; i <= n - N; i += N) {
+      const auto va = hn::LoadU(d, a + i);
+      const auto vb = kScalarB ? vs : hn::LoadU(d, b + i);
+      const auto mask = kSwapped ? Cmp::Mask(vb, va) : Cmp::Mask(va, vb);
+      hn::StoreMaskBits(d, mask, bits);
+      for (size_t k = 0; k < N; k += 8) {
+        const uint64_t bytes = kBitsToBytes.bytes[bits[k / 8]];
+        std::memcpy(out + i + k, &bytes, N - k < 8 ? N - k : 8);
+      }
+    }
+  }
+  for (; i < n; ++i) {
+    out[i] = compare(a[i], kScalarB ? b[0] : b[i]) ? 1 : 0;
+  }
+}
+
+template <class Cmp, typename T>
+void CompareRowT(const char* a, int64_t sa, const char* b, int64_t sb,
+                 char* out, int64_t so, int64_t n) {
+  constexpr int64_t kSize = sizeof(T);
+  const size_t count = static_cast<size_t>(n);
+  const bool aligned = ((reinterpret_cast<uintptr_t>(a) |
+                         reinterpret_cast<uintptr_t>(b)) %
+                        alignof(T)) == 0;
+  uint8_t* o = reinterpret_cast<uint8_t*>(out);
+  if (aligned && so == 1) {
+    const T* ta = reinterpret_cast<const T*>(a);
+    const T* tb = reinterpret_cast<const T*>(b);
+    if (sa == kSize && sb == kSize) {
+      return CompareContiguous<Cmp, T, false, false>(ta, tb, o, count);
+    }
+    if (sa == kSize && sb == 0) {
+      return CompareContiguous<Cmp, T, true, false>(ta, tb, o, count);
+    }
+    if (sa == 0 && sb == kSize) {
+      return CompareContiguous<Cmp, T, true, true>(tb, ta, o, count);
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    out[i * so] = Cmp::template Scalar<T>(LoadScalar<T>(a + i * sa),
+                                          LoadScalar<T>(b + i * sb))
+                      ? 1
+                      : 0;
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace kernels
 }  // namespace tessera

@@ -62,6 +62,34 @@ void RowForOp<DivideOp>(DType dtype, const char* a, int64_t sa, const char* b,
   return BinaryRowT<DivideOp, double>(a, sa, b, sb, out, so, n);
 }
 
+template <class Cmp>
+void CompareForOp(DType dtype, const char* a, int64_t sa, const char* b,
+                  int64_t sb, char* out, int64_t so, int64_t n) {
+  switch (dtype) {
+    case DType::kBool:
+    case DType::kUInt8:
+      return CompareRowT<Cmp, uint8_t>(a, sa, b, sb, out, so, n);
+    case DType::kInt8:
+      return CompareRowT<Cmp, int8_t>(a, sa, b, sb, out, so, n);
+    case DType::kInt16:
+      return CompareRowT<Cmp, int16_t>(a, sa, b, sb, out, so, n);
+    case DType::kInt32:
+      return CompareRowT<Cmp, int32_t>(a, sa, b, sb, out, so, n);
+    case DType::kInt64:
+      return CompareRowT<Cmp, int64_t>(a, sa, b, sb, out, so, n);
+    case DType::kUInt16:
+      return CompareRowT<Cmp, uint16_t>(a, sa, b, sb, out, so, n);
+    case DType::kUInt32:
+      return CompareRowT<Cmp, uint32_t>(a, sa, b, sb, out, so, n);
+    case DType::kUInt64:
+      return CompareRowT<Cmp, uint64_t>(a, sa, b, sb, out, so, n);
+    case DType::kFloat32:
+      return CompareRowT<Cmp, float>(a, sa, b, sb, out, so, n);
+    case DType::kFloat64:
+      return CompareRowT<Cmp, double>(a, sa, b, sb, out, so, n);
+  }
+}
+
 void BinaryRowImpl(BinaryOp op, DType dtype, const void* a, int64_t sa,
                    const void* b, int64_t sb, void* out, int64_t so,
                    int64_t n) {
@@ -91,6 +119,18 @@ void BinaryRowImpl(BinaryOp op, DType dtype, const void* a, int64_t sa,
       return RowForOp<BitwiseOrOp>(dtype, pa, sa, pb, sb, po, so, n);
     case BinaryOp::kBitwiseXor:
       return RowForOp<BitwiseXorOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kEqual:
+      return CompareForOp<EqualCmp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kNotEqual:
+      return CompareForOp<NotEqualCmp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kLess:
+      return CompareForOp<LessCmp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kLessEqual:
+      return CompareForOp<LessEqualCmp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kGreater:
+      return CompareForOp<GreaterCmp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kGreaterEqual:
+      return CompareForOp<GreaterEqualCmp>(dtype, pa, sa, pb, sb, po, so, n);
     default:
       // Not a Highway op (binary.h): BinaryRow sends it elsewhere.
       return;
@@ -158,10 +198,6 @@ void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
       return ScalarBinaryRow(op, dtype, a, a_stride, b, b_stride, out,
                              out_stride, n);
     default:
-      if (IsComparison(op)) {
-        return ScalarBinaryRow(op, dtype, a, a_stride, b, b_stride, out,
-                               out_stride, n);
-      }
       break;
   }
   HWY_DYNAMIC_DISPATCH(BinaryRowImpl)

@@ -22,10 +22,9 @@
 // integer exponents of power. Integer arithmetic wraps; integer floor_divide
 // and remainder by zero give 0, as NumPy's do.
 //
-// Add, subtract, multiply, divide, maximum, minimum, fmax, fmin and the
-// bitwise ops have Highway kernels (binary-inl.h); floor_divide, remainder,
-// power and the comparisons are plain C++ loops (binary_scalar.cc) that the
-// compiler vectorises where it can.
+// Add, subtract, multiply, divide, maximum, minimum, fmax, fmin, the bitwise
+// ops and the comparisons have Highway kernels (binary-inl.h); floor_divide,
+// remainder and power are plain C++ loops (binary_scalar.cc).
 
 #ifndef TESSERA_TENSOR_KERNELS_BINARY_H_
 #define TESSERA_TENSOR_KERNELS_BINARY_H_
@@ -82,8 +81,8 @@ void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                const void* b, int64_t b_stride, void* out, int64_t out_stride,
                int64_t n);
 
-// The plain C++ row loop of floor_divide, remainder, power and the
-// comparisons (BinaryRow calls it; exposed for the kernel tests).
+// The plain C++ row loop of floor_divide, remainder and power (BinaryRow
+// calls it).
 void ScalarBinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                      const void* b, int64_t b_stride, void* out,
                      int64_t out_stride, int64_t n);

@@ -1,9 +1,9 @@
 // Copyright 2026 The Tessera Authors.
 //
-// floor_divide, remainder, power and the comparisons as plain C++ row loops
-// (see binary.h). They are compiled once, not per SIMD target: integer
-// division has no SIMD instruction, power is a loop per element, and the
-// comparison loops are simple enough for the compiler to vectorise.
+// floor_divide, remainder and power as plain C++ row loops (see binary.h).
+// They are compiled once, not per SIMD target: integer division has no SIMD
+// instruction, power is a loop per element, and the float forms follow
+// NumPy's npy_divmod (fmod and floor) step by step.
 //
 // The float formulas are NumPy's own (npy_divmod in npymath), so results
 // agree bit for bit, including the signs of zeros and the inf/NaN cases
@@ -145,27 +145,6 @@ void Row(const char* a, int64_t sa, const char* b, int64_t sb, char* out,
 template <typename T>
 void TypedRow(BinaryOp op, const char* a, int64_t sa, const char* b,
               int64_t sb, char* out, int64_t so, int64_t n) {
-  // Comparisons write one byte 0/1 (bool).
-  auto cmp = [&](auto fn) {
-    Row<T>(a, sa, b, sb, out, so, n,
-           [fn](T x, T y) { return static_cast<uint8_t>(fn(x, y) ? 1 : 0); });
-  };
-  switch (op) {
-    case BinaryOp::kEqual:
-      return cmp([](T x, T y) { return x == y; });
-    case BinaryOp::kNotEqual:
-      return cmp([](T x, T y) { return x != y; });
-    case BinaryOp::kLess:
-      return cmp([](T x, T y) { return x < y; });
-    case BinaryOp::kLessEqual:
-      return cmp([](T x, T y) { return x <= y; });
-    case BinaryOp::kGreater:
-      return cmp([](T x, T y) { return x > y; });
-    case BinaryOp::kGreaterEqual:
-      return cmp([](T x, T y) { return x >= y; });
-    default:
-      break;
-  }
   if constexpr (!std::is_same<T, bool>::value) {
     switch (op) {
       case BinaryOp::kFloorDivide:

@@ -189,6 +189,77 @@ void TestFmaxFminIgnoreNaNInEveryLane() {
   }
 }
 
+// Every comparison on every lane type and path (contiguous, scalar right
+// and left, strided), bool output, at lengths around every vector size;
+// floats include NaN and infinities.
+template <typename T>
+void CheckComparisons(std::mt19937_64& rng) {
+  const BinaryOp ops[] = {BinaryOp::kEqual,   BinaryOp::kNotEqual,
+                          BinaryOp::kLess,    BinaryOp::kLessEqual,
+                          BinaryOp::kGreater, BinaryOp::kGreaterEqual};
+  auto reference = [](BinaryOp op, T x, T y) {
+    switch (op) {
+      case BinaryOp::kEqual: return x == y;
+      case BinaryOp::kNotEqual: return x != y;
+      case BinaryOp::kLess: return x < y;
+      case BinaryOp::kLessEqual: return x <= y;
+      case BinaryOp::kGreater: return x > y;
+      default: return x >= y;
+    }
+  };
+  constexpr int64_t k = sizeof(T);
+  for (size_t n : kLengths) {
+    std::vector<T> a(n), b(n);
+    for (size_t i = 0; i < n; ++i) {
+      a[i] = RandomValue<T>(rng);
+      // A third of the pairs equal, the rest random (small ints collide).
+      b[i] = rng() % 3 == 0 ? a[i] : RandomValue<T>(rng);
+    }
+    std::vector<uint8_t> out(n), wide(2 * n);
+    const char* pa = reinterpret_cast<const char*>(a.data());
+    const char* pb = reinterpret_cast<const char*>(b.data());
+    const int64_t len = static_cast<int64_t>(n);
+    for (BinaryOp op : ops) {
+      BinaryRowImpl(op, kDTypeOf<T>, pa, k, pb, k, out.data(), 1, len);
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(out[i], reference(op, a[i], b[i]) ? 1 : 0)
+            << BinaryOpName(op) << " n=" << n << " i=" << i;
+      }
+      if (n == 0) continue;
+      BinaryRowImpl(op, kDTypeOf<T>, pa, k, pb, 0, out.data(), 1, len);
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(out[i], reference(op, a[i], b[0]) ? 1 : 0)
+            << BinaryOpName(op) << " scalar right n=" << n << " i=" << i;
+      }
+      BinaryRowImpl(op, kDTypeOf<T>, pa, 0, pb, k, out.data(), 1, len);
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(out[i], reference(op, a[0], b[i]) ? 1 : 0)
+            << BinaryOpName(op) << " scalar left n=" << n << " i=" << i;
+      }
+      BinaryRowImpl(op, kDTypeOf<T>, pa + (len - 1) * k, -k, pb, k,
+                    wide.data(), 2, len);
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(wide[2 * i], reference(op, a[n - 1 - i], b[i]) ? 1 : 0)
+            << BinaryOpName(op) << " strided n=" << n << " i=" << i;
+      }
+    }
+  }
+}
+
+void TestComparisonsMatchScalarReference() {
+  std::mt19937_64 rng(777);
+  CheckComparisons<int8_t>(rng);
+  CheckComparisons<int16_t>(rng);
+  CheckComparisons<int32_t>(rng);
+  CheckComparisons<int64_t>(rng);
+  CheckComparisons<uint8_t>(rng);
+  CheckComparisons<uint16_t>(rng);
+  CheckComparisons<uint32_t>(rng);
+  CheckComparisons<uint64_t>(rng);
+  CheckComparisons<float>(rng);
+  CheckComparisons<double>(rng);
+}
+
 void TestBinaryKernelsMatchScalarReference() {
   std::mt19937_64 rng(12345);
   CheckAllOps<int8_t>(rng);
@@ -240,9 +311,10 @@ HWY_EXPORT_AND_TEST_P(BinaryKernelTest, TestBinaryKernelsMatchScalarReference);
 HWY_EXPORT_AND_TEST_P(BinaryKernelTest,
                       TestMaximumMinimumPropagateNaNInEveryLane);
 HWY_EXPORT_AND_TEST_P(BinaryKernelTest, TestFmaxFminIgnoreNaNInEveryLane);
+HWY_EXPORT_AND_TEST_P(BinaryKernelTest, TestComparisonsMatchScalarReference);
 
-// Integer floor_divide/remainder/power and every comparison of the plain
-// C++ loops against references computed in 128-bit arithmetic.
+// Integer floor_divide/remainder/power (plain C++ loops) against references
+// computed in 128-bit arithmetic, and the dispatched comparisons.
 template <typename T>
 void CheckScalarOps(std::mt19937_64& rng) {
   const size_t n = 67;
@@ -305,7 +377,7 @@ void CheckScalarOps(std::mt19937_64& rng) {
   }
 }
 
-TEST(ScalarBinaryRowTest, IntegerOpsAndComparisonsMatchWideReference) {
+TEST(BinaryRowTest, IntegerOpsAndComparisonsMatchWideReference) {
   std::mt19937_64 rng(99);
   CheckScalarOps<int8_t>(rng);
   CheckScalarOps<int16_t>(rng);
@@ -317,7 +389,7 @@ TEST(ScalarBinaryRowTest, IntegerOpsAndComparisonsMatchWideReference) {
   CheckScalarOps<uint64_t>(rng);
 }
 
-TEST(ScalarBinaryRowTest, FloatComparisonsWithNaNAreFalseButNotEqual) {
+TEST(BinaryRowTest, FloatComparisonsWithNaNAreFalseButNotEqual) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double a[3] = {nan, 1.0, nan};
   const double b[3] = {1.0, nan, nan};
