@@ -34,6 +34,7 @@
 #include "hwy/highway.h"
 #include "tensor/dtype.h"
 #include "tensor/kernels/binary.h"
+#include "tensor/kernels/internal/bits_to_bytes.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera {
@@ -366,27 +367,11 @@ void BinaryRowT(const char* a, int64_t sa, const char* b, int64_t sb,
 
 // ---- Comparisons: T inputs, bool (one byte 0/1) output ----
 //
-// A vector compare gives a mask; StoreMaskBits packs it to bits and a
-// 256-entry table spreads each 8 bits to 8 bytes of 0/1: the same code for
+// A vector compare gives a mask; StoreMaskBits packs it to bits and
+// internal/bits_to_bytes.h spreads them to bytes of 0/1: the same code for
 // every lane type and target. Integer lanes have no >=/<= in Highway 1.0.3:
 // Not(b > a) serves, exact for integers (floats use the IEEE forms, false
 // for NaN).
-
-struct BitsToBytes {
-  uint64_t bytes[256];
-  constexpr BitsToBytes() : bytes() {
-    for (int i = 0; i < 256; ++i) {
-      uint64_t v = 0;
-      for (int bit = 0; bit < 8; ++bit) {
-        if ((i >> bit) & 1) v |= uint64_t{1} << (8 * bit);
-      }
-      bytes[i] = v;
-    }
-  }
-};
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "byte order of the bit table");
-inline constexpr BitsToBytes kBitsToBytes{};
 
 struct EqualCmp {
   template <typename T>
@@ -460,10 +445,7 @@ HWY_NOINLINE void CompareContiguous(const T* a, const T* b, uint8_t* out,
       const auto vb = kScalarB ? vs : hn::LoadU(d, b + i);
       const auto mask = kSwapped ? Cmp::Mask(vb, va) : Cmp::Mask(va, vb);
       hn::StoreMaskBits(d, mask, bits);
-      for (size_t k = 0; k < N; k += 8) {
-        const uint64_t bytes = kBitsToBytes.bytes[bits[k / 8]];
-        std::memcpy(out + i + k, &bytes, N - k < 8 ? N - k : 8);
-      }
+      internal::SpreadMaskBits(bits, N, out + i);
     }
   }
   for (; i < n; ++i) {

@@ -32,6 +32,7 @@
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "tensor/dtype.h"
+#include "tensor/kernels/internal/bits_to_bytes.h"
 #include "tensor/kernels/unary.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -344,6 +345,35 @@ void UnaryRowT(const char* in, int64_t si, char* out, int64_t so, int64_t n) {
     std::memcpy(&v, in + i * si, sizeof(T));
     v = Op::template Scalar<T>(v);
     std::memcpy(out + i * so, &v, sizeof(T));
+  }
+}
+
+// isnan / isfinite / logical_not of contiguous floats into bool bytes: the
+// mask of each vector spread to 0/1 bytes (internal/bits_to_bytes.h).
+template <typename T>
+HWY_NOINLINE void FloatPredicateContiguous(UnaryOp op, const T* in,
+                                           uint8_t* out, size_t n) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  uint8_t bits[HWY_MAX_BYTES / 8 + 8] = {};
+  size_t i = 0;
+  if (n >= N) {
+    for (; i <= n - N; i += N) {
+      const auto v = hn::LoadU(d, in + i);
+      const auto mask = op == UnaryOp::kIsNan      ? hn::IsNaN(v)
+                        : op == UnaryOp::kIsFinite ? hn::IsFinite(v)
+                                                   : hn::Eq(v, hn::Zero(d));
+      hn::StoreMaskBits(d, mask, bits);
+      internal::SpreadMaskBits(bits, N, out + i);
+    }
+  }
+  for (; i < n; ++i) {
+    const T v = in[i];
+    out[i] = (op == UnaryOp::kIsNan      ? std::isnan(v)
+              : op == UnaryOp::kIsFinite ? std::isfinite(v)
+                                         : v == T(0))
+                 ? 1
+                 : 0;
   }
 }
 

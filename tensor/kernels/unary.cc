@@ -2,7 +2,8 @@
 //
 // Dispatch table of the unary row kernels: compiled once per SIMD target by
 // hwy/foreach_target.h, chosen at run time by HWY_DYNAMIC_DISPATCH. The
-// predicates (bool output) are plain loops compiled once.
+// predicates (bool output) of contiguous floats are vectorised too; of
+// anything else they are plain loops compiled once.
 
 #include "tensor/kernels/unary.h"
 
@@ -89,7 +90,15 @@ void UnaryRowImpl(UnaryOp op, DType dtype, const void* in, int64_t si,
     case UnaryOp::kIsNan:
     case UnaryOp::kIsFinite:
     case UnaryOp::kLogicalNot:
-      return;  // predicates: UnaryRow handles them
+      // Contiguous floats only (UnaryRow sends the rest to a plain loop).
+      if (dtype == DType::kFloat32) {
+        return FloatPredicateContiguous<float>(
+            op, reinterpret_cast<const float*>(in),
+            reinterpret_cast<uint8_t*>(out), static_cast<size_t>(n));
+      }
+      return FloatPredicateContiguous<double>(
+          op, reinterpret_cast<const double*>(in),
+          reinterpret_cast<uint8_t*>(out), static_cast<size_t>(n));
   }
 }
 
@@ -151,6 +160,12 @@ HWY_EXPORT(UnaryRowImpl);
 void UnaryRow(UnaryOp op, DType dtype, const void* in, int64_t in_stride,
               void* out, int64_t out_stride, int64_t n) {
   if (IsPredicate(op)) {
+    const size_t size = DTypeSize(dtype);
+    if (IsFloat(dtype) && in_stride == static_cast<int64_t>(size) &&
+        out_stride == 1 && reinterpret_cast<uintptr_t>(in) % size == 0) {
+      HWY_DYNAMIC_DISPATCH(UnaryRowImpl)(op, dtype, in, in_stride, out, 1, n);
+      return;
+    }
     VisitDType(dtype, [&](auto zero) {
       using T = std::conditional_t<std::is_same<decltype(zero), bool>::value,
                                    uint8_t, decltype(zero)>;

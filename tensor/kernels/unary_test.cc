@@ -193,6 +193,37 @@ void TestUnaryKernelsMatchScalarReference() {
   CheckAllOps<double>(rng);
 }
 
+// isnan / isfinite / logical_not of contiguous floats (the vector path) at
+// every length, with NaN, infinities and zeros in random lanes.
+template <typename T>
+void CheckFloatPredicates(std::mt19937_64& rng) {
+  for (size_t n : kLengths) {
+    std::vector<T> in(n);
+    for (size_t i = 0; i < n; ++i) {
+      in[i] = rng() % 5 == 0 ? T(0) : RandomValue<T>(UnaryOp::kSin, rng);
+    }
+    std::vector<uint8_t> out(n);
+    for (UnaryOp op :
+         {UnaryOp::kIsNan, UnaryOp::kIsFinite, UnaryOp::kLogicalNot}) {
+      UnaryRowImpl(op, kDTypeOf<T>, in.data(), sizeof(T), out.data(), 1,
+                   static_cast<int64_t>(n));
+      for (size_t i = 0; i < n; ++i) {
+        const bool want = op == UnaryOp::kIsNan      ? std::isnan(in[i])
+                          : op == UnaryOp::kIsFinite ? std::isfinite(in[i])
+                                                     : in[i] == T(0);
+        ASSERT_EQ(out[i], want ? 1 : 0)
+            << UnaryOpName(op) << " n=" << n << " i=" << i << " x=" << in[i];
+      }
+    }
+  }
+}
+
+void TestFloatPredicatesMatchStd() {
+  std::mt19937_64 rng(31);
+  CheckFloatPredicates<float>(rng);
+  CheckFloatPredicates<double>(rng);
+}
+
 // One out-of-range lane sends its whole vector to std::, in every lane
 // position, and the other lanes still get their values.
 void TestOutOfRangeLaneFallsBackPerVector() {
@@ -232,6 +263,7 @@ namespace kernels {
 HWY_BEFORE_TEST(UnaryKernelTest);
 HWY_EXPORT_AND_TEST_P(UnaryKernelTest, TestUnaryKernelsMatchScalarReference);
 HWY_EXPORT_AND_TEST_P(UnaryKernelTest, TestOutOfRangeLaneFallsBackPerVector);
+HWY_EXPORT_AND_TEST_P(UnaryKernelTest, TestFloatPredicatesMatchStd);
 
 TEST(UnaryRowTest, PredicatesWriteBoolForEveryDType) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
