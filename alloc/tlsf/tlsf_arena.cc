@@ -75,10 +75,13 @@ TlsfArena::TlsfArena(const TlsfArenaOptions& options)
       arena_id_(g_next_arena_id.fetch_add(1, std::memory_order_relaxed)),
       pointer_index_allowed_(options.pointer_index),
       quick_depth_(options.quick_cache_depth),
+      // A block served whole can exceed the max block size; the cache must
+      // not hand such a block to a request the max block size rejects.
       quick_max_(options.quick_cache_depth == 0
                      ? 0
-                     : std::min<uint32_t>(options.quick_cache_max_granules,
-                                          kQuickClasses)),
+                     : static_cast<uint32_t>(std::min<size_t>(
+                           {options.quick_cache_max_granules, kQuickClasses,
+                            max_block_ >> granule_shift_}))),
       quick_max_bytes_(size_t{quick_max_} << granule_shift_),
       quick_bytes_(options.quick_cache_bytes) {
   for (auto& row : heads_) row.fill(kNil);
