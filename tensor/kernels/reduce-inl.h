@@ -222,9 +222,61 @@ Acc ProdLine(const char* p, int64_t stride, int64_t n) {
   }
 }
 
+// What FindFirst looks for.
+enum class Find { kEqual, kNaN, kZero, kNonZero };
+
+// Index of the first element of the contiguous p[0, n) that is equal to
+// `value` / NaN / zero / nonzero, or n: whole vectors with FindFirstTrue,
+// then a scalar tail (nothing past p[n - 1] is read). kNaN is for floats.
+template <Find kFind, typename T>
+HWY_INLINE int64_t FindFirst(const T* HWY_RESTRICT p, size_t n, T value) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  const auto target = hn::Set(d, value);
+  size_t i = 0;
+  if (n >= N) {
+    for (; i <= n - N; i += N) {
+      const auto v = hn::LoadU(d, p + i);
+      intptr_t k = -1;
+      if constexpr (kFind == Find::kEqual) {
+        k = hn::FindFirstTrue(d, hn::Eq(v, target));
+      } else if constexpr (kFind == Find::kZero) {
+        k = hn::FindFirstTrue(d, hn::Eq(v, hn::Zero(d)));
+      } else if constexpr (kFind == Find::kNonZero) {
+        k = hn::FindFirstTrue(d, hn::Ne(v, hn::Zero(d)));
+      } else if constexpr (std::is_floating_point<T>::value) {
+        k = hn::FindFirstTrue(d, hn::IsNaN(v));
+      }
+      if (k >= 0) return static_cast<int64_t>(i) + k;
+    }
+  }
+  for (; i < n; ++i) {
+    bool found = false;
+    if constexpr (kFind == Find::kEqual) {
+      found = p[i] == value;
+    } else if constexpr (kFind == Find::kZero) {
+      found = p[i] == T(0);
+    } else if constexpr (kFind == Find::kNonZero) {
+      found = p[i] != T(0);
+    } else if constexpr (std::is_floating_point<T>::value) {
+      found = std::isnan(p[i]);
+    }
+    if (found) return static_cast<int64_t>(i);
+  }
+  return static_cast<int64_t>(n);
+}
+
 // all (`want_all`) or any: stops at the first element that decides.
 template <typename T>
 bool AllAnyLine(const char* p, int64_t stride, int64_t n, bool want_all) {
+  if (stride == static_cast<int64_t>(sizeof(T)) &&
+      reinterpret_cast<uintptr_t>(p) % alignof(T) == 0) {
+    const T* q = reinterpret_cast<const T*>(p);
+    return want_all
+               ? FindFirst<Find::kZero>(q, static_cast<size_t>(n), T(0)) == n
+               : FindFirst<Find::kNonZero>(q, static_cast<size_t>(n), T(0)) <
+                     n;
+  }
   for (int64_t i = 0; i < n; ++i) {
     const bool nonzero = LoadElement<T>(p + i * stride) != T(0);
     if (nonzero != want_all) return !want_all;
@@ -244,15 +296,11 @@ int64_t ArgLine(const char* p, int64_t stride, int64_t n, bool is_max) {
     const T extreme = MinMaxContiguous(q, static_cast<size_t>(n), is_max);
     if constexpr (std::is_floating_point<T>::value) {
       if (std::isnan(extreme)) {
-        for (int64_t i = 0; i < n; ++i) {
-          if (std::isnan(q[i])) return i;
-        }
+        return FindFirst<Find::kNaN>(q, static_cast<size_t>(n), T(0));
       }
     }
-    for (int64_t i = 0; i < n; ++i) {
-      if (q[i] == extreme) return i;
-    }
-    return 0;  // unreachable: the extreme is one of the elements
+    // The extreme is one of the elements, so this finds it.
+    return FindFirst<Find::kEqual>(q, static_cast<size_t>(n), extreme);
   }
   T best = LoadElement<T>(p);
   int64_t best_index = 0;

@@ -202,6 +202,27 @@ void CheckProdAllAny(std::mt19937_64& rng) {
         << n;
     ASSERT_EQ((Line<uint8_t, T>(ReduceOp::kAll, p, sizeof(T), n)), all) << n;
     ASSERT_EQ((Line<uint8_t, T>(ReduceOp::kAny, p, sizeof(T), n)), any) << n;
+    // The same line backwards (the strided path).
+    const char* last = p + (n - 1) * sizeof(T);
+    const int64_t back = -static_cast<int64_t>(sizeof(T));
+    ASSERT_EQ((Line<uint8_t, T>(ReduceOp::kAll, last, back, n)), all) << n;
+    ASSERT_EQ((Line<uint8_t, T>(ReduceOp::kAny, last, back, n)), any) << n;
+    // A single zero (or nonzero) at every position decides all (any).
+    for (size_t at = 0; at < n; at += 1 + n / 7) {
+      std::vector<T> ones(n, T(1)), zeros(n, T(0));
+      ones[at] = T(0);
+      zeros[at] = T(2);
+      ASSERT_EQ((Line<uint8_t, T>(ReduceOp::kAll,
+                                  reinterpret_cast<const char*>(ones.data()),
+                                  sizeof(T), n)),
+                0)
+          << n << " " << at;
+      ASSERT_EQ((Line<uint8_t, T>(ReduceOp::kAny,
+                                  reinterpret_cast<const char*>(zeros.data()),
+                                  sizeof(T), n)),
+                1)
+          << n << " " << at;
+    }
   }
   // Integer products wrap in the 64-bit accumulator: 3^41 mod 2^64.
   std::vector<T> threes(41, T(3));
