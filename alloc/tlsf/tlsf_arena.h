@@ -59,7 +59,8 @@
 // Complexity: Alloc, aligned Alloc, Free (immediate or deferred), in-place
 // Realloc and free by handle are O(1): a bounded number of bitmap scans and
 // list splices, no list walk. Free by pointer is O(regions) (at most 64, and
-// the first region is checked first). Growing the arena maps a region; an
+// the first region is checked first; the first pointer call of an arena also
+// builds the index, O(blocks) once). Growing the arena maps a region; an
 // allocation that finds no fit with a non-empty quick cache flushes it first
 // (bounded by the cache's limits: at most quick_cache_bytes / granularity
 // blocks, and depth x 64 sizes). Collect() and CheckIntegrity() walk every
@@ -81,8 +82,8 @@
 //      (f, s) is non-empty.
 //   5. The metadata free list holds exactly the recycled nodes, each marked
 //      recycled, and carved = nodes in address chains + recycled nodes.
-//   6. Every allocated block's pointer index entry names its node (when the
-//      arena keeps a pointer index).
+//   6. Once the pointer index is built, every allocated or cached block's
+//      index entry names its node.
 //   7. The statistics equal a recount: allocated and free bytes, free and
 //      pending block counts, live blocks = allocations - frees.
 //   8. Every cached block is on the quick-cache list of its size and only
