@@ -176,9 +176,15 @@ absl::StatusOr<Tensor> dot(const Tensor& a, const Tensor& b,
   }
   auto moved = transpose(b, order);
   if (!moved.ok()) return moved.status();
-  auto b2 = reshape(*moved, {k, -1}, allocator);
+  // Explicit extents rather than -1, which cannot be inferred when k is 0.
+  int64_t a_rows = 1, b_cols = 1;
+  for (int i = 0; i < a.ndim() - 1; ++i) a_rows *= a.shape(i);
+  for (int i = 0; i < b.ndim(); ++i) {
+    if (i != bk) b_cols *= b.shape(i);
+  }
+  auto b2 = reshape(*moved, {k, b_cols}, allocator);
   if (!b2.ok()) return b2.status();
-  auto a2 = reshape(a, {-1, k}, allocator);
+  auto a2 = reshape(a, {a_rows, k}, allocator);
   if (!a2.ok()) return a2.status();
   auto product = matmul(*a2, *b2, allocator);
   if (!product.ok()) return product.status();

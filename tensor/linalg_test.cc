@@ -156,6 +156,14 @@ TEST(MatmulTest, EmptyInnerAxisGivesZeros) {
               ElementsAre(0, 3));
 }
 
+TEST(DotTest, EmptyContractedAxisGivesZeros) {
+  auto c = dot(*zeros({2, 3, 0}), *zeros({4, 0, 5}));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(c->shape(), ElementsAre(2, 3, 4, 5));
+  EXPECT_EQ(*c->item<double>({1, 2, 3, 4}), 0);
+  EXPECT_EQ(dot(*zeros({0, 3, 2}), *zeros({4, 2, 5}))->size(), 0);
+}
+
 TEST(MatmulTest, MismatchesNameBothShapes) {
   auto bad = matmul(*zeros({2, 3}), *zeros({4, 5}));
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
