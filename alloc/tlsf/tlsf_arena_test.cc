@@ -905,6 +905,35 @@ TEST(TlsfQuickCacheTest, CacheIsBoundedAndCollectMergesIt) {
   EXPECT_TRUE(arena->CheckIntegrity().ok());
 }
 
+TEST(TlsfQuickCacheTest, CacheHoldsAtMostItsByteLimit) {
+  TlsfArenaOptions options;  // default depth: the byte limit binds first
+  options.quick_cache_bytes = 1024;
+  auto arena = MakeArena(1 * kMiB, options);
+  std::vector<Handle> blocks;
+  for (int i = 0; i < 10; ++i) blocks.push_back(*arena->Alloc(256));
+  Handle fence = *arena->Alloc(64);
+  for (const Handle& h : blocks) ASSERT_TRUE(arena->Free(h).ok());
+  TlsfStats stats = arena->Stats();
+  EXPECT_EQ(stats.cached_bytes, 1024u);
+  EXPECT_EQ(stats.cached_blocks, 4u);
+  // The six frees past the limit merged into one free block (beside the
+  // arena's tail), which a request of exactly that size finds.
+  EXPECT_EQ(stats.free_blocks, 2u);
+  EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
+  absl::StatusOr<Handle> run = arena->Alloc(6 * 256);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->address(), blocks[4].address());
+  // Handing one back makes room for a smaller block, not for another 256.
+  Handle again = *arena->Alloc(200);
+  EXPECT_EQ(arena->Stats().cached_bytes, 768u);
+  ASSERT_TRUE(arena->Free(fence).ok());
+  EXPECT_EQ(arena->Stats().cached_bytes, 832u);
+  // 832 + 256 would pass the limit: that block merges instead.
+  ASSERT_TRUE(arena->Free(again).ok());
+  EXPECT_EQ(arena->Stats().cached_bytes, 832u);
+  EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
+}
+
 TEST(TlsfQuickCacheTest, AllocationThatWouldFailFlushesTheCacheFirst) {
   Buffer buffer(64 * kKiB);
   TlsfArenaOptions options = QuickCache(64);
