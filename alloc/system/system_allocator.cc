@@ -138,9 +138,26 @@ int AlignmentIndex(size_t alignment) {
   return __builtin_ctzll(alignment) - 5;  // 32 -> 0 ... 256 -> 3
 }
 
+// A LIFO of freed header blocks, linked through their first word. Pushed
+// blocks are marked "cached" in their header, so a second free is caught.
 struct FreeList {
   void* head;
   uint32_t count;
+
+  // Requires a non-empty list.
+  void* Pop() {
+    void* block = head;
+    head = *static_cast<void**>(block);
+    --count;
+    HeaderOf(block)->tag &= ~kCachedFlag;
+    return block;
+  }
+  void Push(void* block) {
+    HeaderOf(block)->tag |= kCachedFlag;
+    *static_cast<void**>(block) = head;
+    head = block;
+    ++count;
+  }
 };
 
 // Larger header blocks (above 1 KiB) are kept too, a few per thread, so that
@@ -205,12 +222,7 @@ void RegisterFlusher() {
 // Takes a cached block of this class, or nullptr.
 inline __attribute__((always_inline)) void* PopCached(size_t alignment, uint32_t size_class) {
   FreeList& list = tls_cache.lists[AlignmentIndex(alignment)][size_class];
-  void* block = list.head;
-  if (block == nullptr) return nullptr;
-  list.head = *static_cast<void**>(block);
-  --list.count;
-  HeaderOf(block)->tag &= ~kCachedFlag;
-  return block;
+  return list.head != nullptr ? list.Pop() : nullptr;
 }
 
 // Keeps a freed block for reuse; false if the cache is full or closing.
@@ -222,11 +234,15 @@ inline __attribute__((always_inline)) bool PushCached(void* block, size_t alignm
   if (size_class > kCachedSizeClasses) return false;  // not a class we made
   FreeList& list = tls_cache.lists[AlignmentIndex(alignment)][size_class];
   if (list.count >= kMaxBlocksPerList) return false;
-  HeaderOf(block)->tag |= kCachedFlag;
-  *static_cast<void**>(block) = list.head;
-  list.head = block;
-  ++list.count;
+  list.Push(block);
   return true;
+}
+
+// Drops entry `i` of the big-block cache, keeping the others oldest first.
+void RemoveBigCached(ThreadCache& cache, int i) {
+  cache.big_bytes -= cache.big[i].capacity;
+  for (int j = i + 1; j < cache.big_count; ++j) cache.big[j - 1] = cache.big[j];
+  --cache.big_count;
 }
 
 // Takes the most recently cached big block that holds `request` bytes at
@@ -239,9 +255,7 @@ void* PopBigCached(size_t request, size_t alignment) {
         (reinterpret_cast<uintptr_t>(entry.block) & (alignment - 1)) != 0) {
       continue;
     }
-    for (int j = i + 1; j < cache.big_count; ++j) cache.big[j - 1] = cache.big[j];
-    --cache.big_count;
-    cache.big_bytes -= entry.capacity;
+    RemoveBigCached(cache, i);
     HeaderOf(entry.block)->tag &= ~kCachedFlag;
     return entry.block;
   }
@@ -266,9 +280,7 @@ bool PushBigCached(void* block, void* raw) {
   while (cache.big_count == kBigCacheEntries ||
          cache.big_bytes + capacity > kMaxBigCacheBytes) {
     std::free(HeaderOf(cache.big[0].block)->raw);
-    cache.big_bytes -= cache.big[0].capacity;
-    for (int j = 1; j < cache.big_count; ++j) cache.big[j - 1] = cache.big[j];
-    --cache.big_count;
+    RemoveBigCached(cache, 0);
   }
   HeaderOf(block)->tag |= kCachedFlag;
   cache.big[cache.big_count++] = BigCacheEntry{block, capacity};
@@ -354,14 +366,10 @@ inline void* SystemAllocator::AllocateImpl(size_t bytes, size_t alignment,
       bytes - 1 < kMaxCachedBytes) {
     FreeList& list = tls_cache.lists[cache_alignment_index_]
                                     [(bytes + kCacheGranule - 1) / kCacheGranule];
-    void* block = list.head;
     auto* slot = stats_.OwnSlotOrNull();
-    if (block != nullptr && slot != nullptr) {
-      list.head = *static_cast<void**>(block);
-      --list.count;
-      HeaderOf(block)->tag &= ~kCachedFlag;
+    if (list.head != nullptr && slot != nullptr) {
       internal::ConcurrentStatsRecorder::RecordAllocationIn(*slot, bytes);
-      return block;
+      return list.Pop();
     }
   }
   if (__builtin_expect(registry_ == nullptr && !zero, 1) &&
@@ -507,10 +515,7 @@ void SystemAllocator::DoDeallocate(void* ptr, size_t bytes,
       auto* slot = stats_.OwnSlotOrNull();
       if (list.count < kMaxBlocksPerList && slot != nullptr) {
         internal::ConcurrentStatsRecorder::RecordDeallocationIn(*slot, bytes);
-        HeaderOf(ptr)->tag = tag | kCachedFlag;
-        *static_cast<void**>(ptr) = list.head;
-        list.head = ptr;
-        ++list.count;
+        list.Push(ptr);
         return;
       }
     }
