@@ -1,24 +1,172 @@
 // Copyright 2026 The Tessera Authors.
 //
-// Checks every allocator harness makes the same way: the contract-violation
-// log (installed as the ContractViolationHandler so misuse is counted, not
-// aborted on), the integrity check, and the comparison of an allocator's
-// AllocatorStats with the harness's model of them.
+// -----------------------------------------------------------------------------
+// File: allocator_checks.h
+// -----------------------------------------------------------------------------
+//
+// What every allocator harness does the same way, so that each harness reads
+// as its own op decoding plus calls to these:
+//
+//   * the op-program loop (`RunOpProgram`) and the picks its ops decode
+//     (`ConsumeOp`, `PickLive`);
+//   * calls through the tessera::Allocator interface that must succeed, on
+//     the hot or the checked path (`AllocateOrDie`, `ReallocateOrDie`,
+//     `DeallocateOrDie`), and their recording in the shadow heap with the
+//     block pattern (`RecordNewBlock`, `RecordMovedBlock`, `CheckAllPatterns`);
+//   * the contract-violation log (installed as the ContractViolationHandler
+//     so misuse is counted, not aborted on) and what a harness expects of it
+//     (`ExpectedViolations`);
+//   * the integrity check and the comparison of an allocator's
+//     AllocatorStats with the harness's model of them (`StatsModel`);
+//   * the tracked MallocAllocator harnesses use as an upstream allocator or
+//     block source, and the check that it holds nothing at the end.
+//
+// Every check aborts through TESSERA_FUZZ_CHECK. Nothing here decides what an
+// allocator should do with a request: that model stays in each harness.
 
 #ifndef TESSERA_FUZZ_ALLOCATOR_CHECKS_H_
 #define TESSERA_FUZZ_ALLOCATOR_CHECKS_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "alloc/allocator.h"
+#include "alloc/system/system_allocator.h"
 #include "fuzz/byte_reader.h"
 #include "fuzz/fuzz_check.h"
+#include "fuzz/shadow_heap.h"
 
 namespace tessera {
 namespace fuzzing {
+
+// ---- The op program. ----
+
+// The op the next byte of the program names: one of Op's values below
+// Op::kNumOps.
+template <typename Op>
+Op ConsumeOp(ByteReader& in) {
+  return static_cast<Op>(
+      in.ConsumeIntegralInRange<int>(0, static_cast<int>(Op::kNumOps) - 1));
+}
+
+// Runs the program's ops (at most `max_ops`, until the input runs out):
+// `step(op)` executes one, then `check_after_op()` checks the whole model.
+template <typename Op, typename Step, typename CheckAfterOp>
+void RunOpProgram(ByteReader& in, size_t max_ops, Step step,
+                  CheckAfterOp check_after_op) {
+  for (size_t ops = 0; ops < max_ops && !in.empty(); ++ops) {
+    step(ConsumeOp<Op>(in));
+    check_after_op();
+  }
+}
+
+// The index of a live block of `shadow` the program picks (one byte).
+// Requires !shadow.empty().
+inline size_t PickLive(ByteReader& in, const ShadowHeap& shadow) {
+  return in.ConsumeIntegralInRange<size_t>(0, 255) % shadow.size();
+}
+
+// ---- Calls that must succeed, and their record in the shadow heap. ----
+
+// Allocates `bytes` aligned to `alignment` through the hot or the checked
+// path (AllocateZeroed[Checked] when `zeroed`); the call must succeed and a
+// zeroed block must read as zero. The block is not recorded.
+inline void* AllocateOrDie(Allocator& allocator, size_t bytes,
+                           size_t alignment, bool zeroed, bool checked) {
+  void* ptr;
+  if (checked) {
+    absl::StatusOr<void*> p =
+        zeroed ? allocator.AllocateZeroedChecked(bytes, alignment)
+               : allocator.AllocateChecked(bytes, alignment);
+    TESSERA_FUZZ_CHECK(p.ok(), "AllocateChecked(%zu, %zu): %s", bytes,
+                       alignment, p.status().ToString().c_str());
+    ptr = *p;
+  } else {
+    ptr = zeroed ? allocator.AllocateZeroed(bytes, alignment)
+                 : allocator.Allocate(bytes, alignment);
+  }
+  TESSERA_FUZZ_CHECK(ptr != nullptr, "allocation of %zu bytes aligned to %zu "
+                     "failed", bytes, alignment);
+  if (zeroed) CheckZero(ptr, 0, bytes, "AllocateZeroed");
+  return ptr;
+}
+
+// Reallocates the live `block` to `new_bytes` through the hot or the checked
+// path, after checking its pattern; the call must succeed. Returns the new
+// address; the shadow heap is not updated (see RecordMovedBlock).
+inline void* ReallocateOrDie(Allocator& allocator,
+                             const ShadowHeap::Block& block, size_t new_bytes,
+                             bool checked) {
+  CheckPattern(block.ptr, block.id, 0, block.bytes, "before reallocation");
+  void* ptr;
+  if (checked) {
+    absl::StatusOr<void*> p = allocator.ReallocateChecked(
+        block.ptr, block.bytes, new_bytes, block.alignment);
+    TESSERA_FUZZ_CHECK(p.ok(), "ReallocateChecked of %p from %zu to %zu "
+                       "bytes: %s", block.ptr, block.bytes, new_bytes,
+                       p.status().ToString().c_str());
+    ptr = *p;
+  } else {
+    ptr = allocator.Reallocate(block.ptr, block.bytes, new_bytes,
+                               block.alignment);
+  }
+  TESSERA_FUZZ_CHECK(ptr != nullptr,
+                     "reallocation of %p from %zu to %zu bytes failed",
+                     block.ptr, block.bytes, new_bytes);
+  return ptr;
+}
+
+// Frees the live `block` through the hot or the checked path, after checking
+// its pattern; the checked call must succeed. The shadow heap is not updated.
+inline void DeallocateOrDie(Allocator& allocator,
+                            const ShadowHeap::Block& block, bool checked) {
+  CheckPattern(block.ptr, block.id, 0, block.bytes, "before free");
+  if (checked) {
+    const absl::Status s =
+        allocator.DeallocateChecked(block.ptr, block.bytes, block.alignment);
+    TESSERA_FUZZ_CHECK(s.ok(), "DeallocateChecked of %p: %s", block.ptr,
+                       s.ToString().c_str());
+  } else {
+    allocator.Deallocate(block.ptr, block.bytes, block.alignment);
+  }
+}
+
+// Records a block just handed out (placement checked by ShadowHeap::Add
+// against `guaranteed_alignment`) and fills it with its pattern. Returns its
+// index in shadow.blocks().
+inline size_t RecordNewBlock(ShadowHeap& shadow, void* ptr, size_t bytes,
+                             size_t alignment, size_t guaranteed_alignment,
+                             int tag = 0) {
+  const size_t index =
+      shadow.Add(ptr, bytes, alignment, guaranteed_alignment, tag);
+  FillPattern(ptr, shadow.blocks()[index].id, 0, bytes);
+  return index;
+}
+
+// Block `index` was reallocated to `ptr` with `new_bytes`: the prefix both
+// sizes share must have kept its pattern; the record moves (placement checked
+// against `guaranteed_alignment`) and the rest of the block gets the pattern.
+inline void RecordMovedBlock(ShadowHeap& shadow, size_t index, void* ptr,
+                             size_t new_bytes, size_t guaranteed_alignment) {
+  const ShadowHeap::Block block = shadow.blocks()[index];
+  const size_t kept = block.bytes < new_bytes ? block.bytes : new_bytes;
+  CheckPattern(ptr, block.id, 0, kept, "after reallocation");
+  shadow.Move(index, ptr, new_bytes, guaranteed_alignment);
+  FillPattern(ptr, block.id, kept, new_bytes);
+}
+
+// Every live block still holds its pattern.
+inline void CheckAllPatterns(const ShadowHeap& shadow) {
+  for (const ShadowHeap::Block& block : shadow.blocks()) {
+    CheckPattern(block.ptr, block.id, 0, block.bytes, "verify all");
+  }
+}
+
+// ---- Contract violations. ----
 
 // What ReportContractViolation reported since the log was last reset.
 struct ViolationLog {
@@ -35,6 +183,48 @@ inline void RecordViolation(absl::string_view, ContractViolation violation,
   g_violations.last = violation;
   g_violations.last_ptr = ptr;
 }
+
+// The violations a harness provoked on purpose: each misuse must be reported
+// exactly once, naming its pointer, and nothing else may be reported.
+class ExpectedViolations {
+ public:
+  // The log's position before a misuse; pass it to ExpectOne afterwards.
+  int Mark() const { return g_violations.count; }
+
+  // Exactly one violation was reported since `mark`, naming `ptr`.
+  void ExpectOne(int mark, const void* ptr, const char* what) {
+    TESSERA_FUZZ_CHECK(g_violations.count == mark + 1 &&
+                           g_violations.last_ptr == ptr,
+                       "%s of %p: %d violations reported (last for %p), "
+                       "expected 1",
+                       what, ptr, g_violations.count - mark,
+                       g_violations.last_ptr);
+    ++expected_;
+  }
+
+  // As above, and the one report is of kind `kind`.
+  void ExpectOne(int mark, const void* ptr, ContractViolation kind,
+                 const char* what) {
+    ExpectOne(mark, ptr, what);
+    TESSERA_FUZZ_CHECK(
+        g_violations.last == kind, "%s of %p: reported '%s', expected '%s'",
+        what, ptr,
+        std::string(ContractViolationName(g_violations.last)).c_str(),
+        std::string(ContractViolationName(kind)).c_str());
+  }
+
+  // Every report in the log was provoked on purpose.
+  void CheckAllExpected(const char* when) const {
+    TESSERA_FUZZ_CHECK(g_violations.count == expected_,
+                       "%s: %d contract violations reported, expected %d",
+                       when, g_violations.count, expected_);
+  }
+
+ private:
+  int expected_ = 0;
+};
+
+// ---- Integrity and stats. ----
 
 inline void CheckIntegrityOk(const absl::Status& integrity, const char* when) {
   TESSERA_FUZZ_CHECK(integrity.ok(), "%s: CheckIntegrity: %s", when,
@@ -65,6 +255,62 @@ inline void CheckStatsMatchModel(const AllocatorStats& s,
       static_cast<ull>(model.bytes_in_use),
       static_cast<ull>(model.peak_bytes_in_use));
 }
+
+// The harness's model of an Allocator's stats(): the harness counts each
+// call that succeeded or that it made fail on purpose; the bytes in use (and
+// so the peak) are the shadow heap's.
+struct StatsModel {
+  uint64_t allocations = 0;
+  uint64_t deallocations = 0;
+  uint64_t reallocations = 0;
+  uint64_t failed_requests = 0;
+  uint64_t peak_bytes_in_use = 0;
+
+  // After a call that may have raised the bytes in use.
+  void NotePeak(const ShadowHeap& shadow) {
+    if (shadow.bytes_in_use() > peak_bytes_in_use) {
+      peak_bytes_in_use = shadow.bytes_in_use();
+    }
+  }
+
+  // `allocator` is intact and its stats() equal the model.
+  void Check(const Allocator& allocator, const ShadowHeap& shadow,
+             const char* when) const {
+    CheckIntegrityOk(allocator.CheckIntegrity(), when);
+    AllocatorStats model;
+    model.allocations = allocations;
+    model.deallocations = deallocations;
+    model.reallocations = reallocations;
+    model.failed_requests = failed_requests;
+    model.bytes_in_use = shadow.bytes_in_use();
+    model.peak_bytes_in_use = peak_bytes_in_use;
+    CheckStatsMatchModel(allocator.stats(), model, when);
+  }
+};
+
+// ---- The upstream allocator of pools and caches. ----
+
+// A MallocAllocator that counts its live blocks (stats().live_allocations()),
+// so a harness can check what a pool still holds upstream.
+inline SystemAllocatorOptions TrackedMallocOptions() {
+  SystemAllocatorOptions options;
+  options.track_live_blocks = true;
+  options.huge_pages = false;
+  return options;
+}
+
+// `allocator` (the upstream or block source of `owner`) has `expected` live
+// blocks.
+inline void CheckLiveBlocks(const SystemAllocator& allocator,
+                            uint64_t expected, const char* owner,
+                            const char* when) {
+  const uint64_t live = allocator.stats().live_allocations();
+  TESSERA_FUZZ_CHECK(live == expected, "%s: %s holds %llu blocks, model %llu",
+                     when, owner, static_cast<unsigned long long>(live),
+                     static_cast<unsigned long long>(expected));
+}
+
+// ---- The entry point. ----
 
 // The body of every allocator harness's LLVMFuzzerTestOneInput: contract
 // violations are recorded (not aborted on) into a log that starts empty for

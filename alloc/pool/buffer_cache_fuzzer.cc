@@ -54,10 +54,6 @@ namespace tessera {
 namespace {
 
 using fuzzing::ByteReader;
-using fuzzing::CheckPattern;
-using fuzzing::CheckZero;
-using fuzzing::FillPattern;
-using fuzzing::g_violations;
 using fuzzing::ShadowHeap;
 
 constexpr size_t kMaxOps = 512;
@@ -83,16 +79,10 @@ enum class Op : uint8_t {
 
 alignas(4096) uint8_t g_foreign[1 << 16];
 
-SystemAllocatorOptions Tracked() {
-  SystemAllocatorOptions options;
-  options.track_live_blocks = true;
-  options.huge_pages = false;
-  return options;
-}
-
 class Harness {
  public:
-  explicit Harness(ByteReader& in) : in_(in), upstream_(Tracked()) {}
+  explicit Harness(ByteReader& in)
+      : in_(in), upstream_(fuzzing::TrackedMallocOptions()) {}
 
   void Run() {
     const uint8_t a = in_.ConsumeByte();
@@ -119,11 +109,9 @@ class Harness {
     cache_ = *std::move(cache);
     CheckModel("fresh cache");
 
-    for (size_t ops = 0; ops < kMaxOps && !in_.empty(); ++ops) {
-      Step(static_cast<Op>(in_.ConsumeIntegralInRange<int>(
-          0, static_cast<int>(Op::kNumOps) - 1)));
-      CheckModel("after op");
-    }
+    fuzzing::RunOpProgram<Op>(
+        in_, kMaxOps, [this](Op op) { Step(op); },
+        [this] { CheckModel("after op"); });
     while (!shadow_.empty()) Free(shadow_.size() - 1, /*checked=*/false);
     CheckModel("after freeing everything");
     Release();
@@ -137,10 +125,8 @@ class Harness {
                        static_cast<unsigned long long>(s.cached_buffers),
                        static_cast<unsigned long long>(s.mapped_bytes));
     cache_.reset();
-    TESSERA_FUZZ_CHECK(upstream_.stats().live_allocations() == 0,
-                       "destroyed cache left %llu upstream blocks",
-                       static_cast<unsigned long long>(
-                           upstream_.stats().live_allocations()));
+    fuzzing::CheckLiveBlocks(upstream_, 0, "upstream",
+                             "after destroying the cache");
   }
 
  private:
@@ -175,9 +161,7 @@ class Harness {
     return shift == 0 ? kDefaultAlignment : size_t{1} << (shift - 1);
   }
 
-  size_t PickBlock() {
-    return in_.ConsumeIntegralInRange<size_t>(0, 255) % shadow_.size();
-  }
+  size_t PickBlock() { return fuzzing::PickLive(in_, shadow_); }
 
   // The alignment a block gets: large buffers are page-aligned mappings.
   size_t Guaranteed(size_t bytes, size_t alignment) const {
@@ -187,15 +171,7 @@ class Harness {
   }
 
   void CheckModel(const char* when) {
-    fuzzing::CheckIntegrityOk(cache_->CheckIntegrity(), when);
-    AllocatorStats model;
-    model.allocations = allocations_;
-    model.deallocations = deallocations_;
-    model.reallocations = reallocations_;
-    model.failed_requests = failed_;
-    model.bytes_in_use = shadow_.bytes_in_use();
-    model.peak_bytes_in_use = peak_;
-    fuzzing::CheckStatsMatchModel(cache_->stats(), model, when);
+    stats_.Check(*cache_, shadow_, when);
 
     uint64_t live_large = 0, live_small = 0, live_class_bytes = 0;
     for (const ShadowHeap::Block& block : shadow_.blocks()) {
@@ -227,17 +203,8 @@ class Harness {
         cached_.size(), static_cast<ull>(cached_bytes),
         static_cast<ull>(live_large),
         static_cast<ull>(live_class_bytes + cached_bytes));
-    TESSERA_FUZZ_CHECK(upstream_.stats().live_allocations() == live_small,
-                       "%s: upstream holds %llu blocks, model %llu", when,
-                       static_cast<ull>(upstream_.stats().live_allocations()),
-                       static_cast<ull>(live_small));
-    TESSERA_FUZZ_CHECK(g_violations.count == violations_,
-                       "%s: %d violations reported, expected %d", when,
-                       g_violations.count, violations_);
-  }
-
-  void UpdatePeak() {
-    if (shadow_.bytes_in_use() > peak_) peak_ = shadow_.bytes_in_use();
+    fuzzing::CheckLiveBlocks(upstream_, live_small, "upstream", when);
+    violations_.CheckAllExpected(when);
   }
 
   // The model of a large request: the cached buffer it must reuse, or
@@ -300,42 +267,21 @@ class Harness {
     if (IsLarge(bytes)) {
       predicted = ModelTake(BufferCache::ClassBytes(bytes), alignment);
     }
-    void* ptr;
-    if (checked) {
-      absl::StatusOr<void*> p = zeroed
-                                    ? cache_->AllocateZeroedChecked(bytes, alignment)
-                                    : cache_->AllocateChecked(bytes, alignment);
-      TESSERA_FUZZ_CHECK(p.ok(), "AllocateChecked(%zu, %zu): %s", bytes,
-                         alignment, p.status().ToString().c_str());
-      ptr = *p;
-    } else {
-      ptr = zeroed ? cache_->AllocateZeroed(bytes, alignment)
-                   : cache_->Allocate(bytes, alignment);
-    }
-    TESSERA_FUZZ_CHECK(ptr != nullptr, "allocation of %zu/%zu failed", bytes,
-                       alignment);
+    void* ptr =
+        fuzzing::AllocateOrDie(*cache_, bytes, alignment, zeroed, checked);
     if (IsLarge(bytes)) CheckTaken(ptr, predicted, bytes, "allocation");
-    if (zeroed) CheckZero(ptr, 0, bytes, "AllocateZeroed");
-    const size_t index =
-        shadow_.Add(ptr, bytes, alignment, Guaranteed(bytes, alignment));
-    FillPattern(ptr, shadow_.blocks()[index].id, 0, bytes);
-    ++allocations_;
-    UpdatePeak();
+    fuzzing::RecordNewBlock(shadow_, ptr, bytes, alignment,
+                            Guaranteed(bytes, alignment));
+    ++stats_.allocations;
+    stats_.NotePeak(shadow_);
   }
 
   void Free(size_t index, bool checked) {
     const ShadowHeap::Block block = shadow_.blocks()[index];
-    CheckPattern(block.ptr, block.id, 0, block.bytes, "before free");
-    if (checked) {
-      const absl::Status s =
-          cache_->DeallocateChecked(block.ptr, block.bytes, block.alignment);
-      TESSERA_FUZZ_CHECK(s.ok(), "DeallocateChecked: %s", s.ToString().c_str());
-    } else {
-      cache_->Deallocate(block.ptr, block.bytes, block.alignment);
-    }
+    fuzzing::DeallocateOrDie(*cache_, block, checked);
     if (IsLarge(block.bytes)) ModelFree(block.ptr, block.bytes);
     shadow_.Remove(index);
-    ++deallocations_;
+    ++stats_.deallocations;
   }
 
   void Reallocate(bool checked) {
@@ -343,7 +289,6 @@ class Harness {
     const size_t index = PickBlock();
     const size_t new_bytes = DecodeSize();
     const ShadowHeap::Block block = shadow_.blocks()[index];
-    CheckPattern(block.ptr, block.id, 0, block.bytes, "before reallocation");
     // The model: same class in place, otherwise a new request then a free.
     const bool in_place =
         IsLarge(block.bytes) && IsLarge(new_bytes) &&
@@ -354,19 +299,7 @@ class Harness {
       predicted =
           ModelTake(BufferCache::ClassBytes(new_bytes), block.alignment);
     }
-    void* ptr;
-    if (checked) {
-      absl::StatusOr<void*> p = cache_->ReallocateChecked(
-          block.ptr, block.bytes, new_bytes, block.alignment);
-      TESSERA_FUZZ_CHECK(p.ok(), "ReallocateChecked: %s",
-                         p.status().ToString().c_str());
-      ptr = *p;
-    } else {
-      ptr = cache_->Reallocate(block.ptr, block.bytes, new_bytes,
-                               block.alignment);
-    }
-    TESSERA_FUZZ_CHECK(ptr != nullptr, "reallocation %zu -> %zu failed",
-                       block.bytes, new_bytes);
+    void* ptr = fuzzing::ReallocateOrDie(*cache_, block, new_bytes, checked);
     if (in_place) {
       TESSERA_FUZZ_CHECK(ptr == block.ptr,
                          "reallocation within class %zu moved %p to %p",
@@ -375,12 +308,10 @@ class Harness {
       if (IsLarge(new_bytes)) CheckTaken(ptr, predicted, new_bytes, "reallocation");
       if (IsLarge(block.bytes)) ModelFree(block.ptr, block.bytes);
     }
-    const size_t keep = std::min(block.bytes, new_bytes);
-    CheckPattern(ptr, block.id, 0, keep, "after reallocation");
-    shadow_.Move(index, ptr, new_bytes, Guaranteed(new_bytes, block.alignment));
-    FillPattern(ptr, block.id, keep, new_bytes);
-    ++reallocations_;
-    UpdatePeak();
+    fuzzing::RecordMovedBlock(shadow_, index, ptr, new_bytes,
+                              Guaranteed(new_bytes, block.alignment));
+    ++stats_.reallocations;
+    stats_.NotePeak(shadow_);
   }
 
   void Release() {
@@ -398,14 +329,14 @@ class Harness {
   // nothing else.
   void Misuse(void* ptr, size_t bytes, size_t alignment,
               ContractViolation violation, const char* what) {
-    const int before = g_violations.count;
+    const int mark = violations_.Mark();
     switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
       case 0: {
         const absl::Status s = cache_->DeallocateChecked(ptr, bytes, alignment);
         TESSERA_FUZZ_CHECK(absl::IsFailedPrecondition(s),
                            "DeallocateChecked of %s %p: %s", what, ptr,
                            s.ToString().c_str());
-        ++failed_;
+        ++stats_.failed_requests;
         return;
       }
       case 1: {
@@ -414,7 +345,7 @@ class Harness {
         TESSERA_FUZZ_CHECK(absl::IsFailedPrecondition(p.status()),
                            "ReallocateChecked of %s %p: %s", what, ptr,
                            p.status().ToString().c_str());
-        ++failed_;
+        ++stats_.failed_requests;
         return;
       }
       case 2:
@@ -424,19 +355,11 @@ class Harness {
         void* p = cache_->Reallocate(ptr, bytes, bytes + 1, alignment);
         TESSERA_FUZZ_CHECK(p == nullptr, "Reallocate of %s %p gave %p", what,
                            ptr, p);
-        ++failed_;
+        ++stats_.failed_requests;
         break;
       }
     }
-    TESSERA_FUZZ_CHECK(g_violations.count == before + 1 &&
-                           g_violations.last_ptr == ptr &&
-                           g_violations.last == violation,
-                       "%s %p: %d reports (last %d for %p), expected one of "
-                       "kind %d",
-                       what, ptr, g_violations.count - before,
-                       static_cast<int>(g_violations.last),
-                       g_violations.last_ptr, static_cast<int>(violation));
-    ++violations_;
+    violations_.ExpectOne(mark, ptr, violation, what);
   }
 
   void DoubleFree() {
@@ -525,14 +448,10 @@ class Harness {
       TESSERA_FUZZ_CHECK(p == nullptr, "Allocate(%zu, %zu) gave %p", bytes,
                          alignment, p);
     }
-    ++failed_;
+    ++stats_.failed_requests;
   }
 
-  void VerifyAll() {
-    for (const ShadowHeap::Block& block : shadow_.blocks()) {
-      CheckPattern(block.ptr, block.id, 0, block.bytes, "verify all");
-    }
-  }
+  void VerifyAll() { fuzzing::CheckAllPatterns(shadow_); }
 
   void Step(Op op) {
     switch (op) {
@@ -585,16 +504,12 @@ class Harness {
   std::unique_ptr<BufferCache> cache_;
   ShadowHeap shadow_;
   std::vector<Cached> cached_;  // the model of the cache, oldest first
-  uint64_t allocations_ = 0;
-  uint64_t deallocations_ = 0;
-  uint64_t reallocations_ = 0;
-  uint64_t failed_ = 0;
-  uint64_t peak_ = 0;
+  fuzzing::StatsModel stats_;
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;
   uint64_t evictions_ = 0;
   uint64_t released_ = 0;
-  int violations_ = 0;
+  fuzzing::ExpectedViolations violations_;
 };
 
 }  // namespace

@@ -53,8 +53,6 @@ namespace {
 
 using fuzzing::ByteReader;
 using fuzzing::CheckPattern;
-using fuzzing::FillPattern;
-using fuzzing::g_violations;
 using fuzzing::ShadowHeap;
 
 constexpr size_t kMaxOps = 1024;
@@ -74,24 +72,16 @@ enum class Op : uint8_t {
 
 alignas(4096) uint8_t g_foreign[8192];
 
-SystemAllocatorOptions Tracked() {
-  SystemAllocatorOptions options;
-  options.track_live_blocks = true;
-  options.huge_pages = false;
-  return options;
-}
-
 class Harness {
  public:
-  explicit Harness(ByteReader& in) : in_(in), upstream_(Tracked()) {}
+  explicit Harness(ByteReader& in)
+      : in_(in), upstream_(fuzzing::TrackedMallocOptions()) {}
 
   void Run() {
     if (!MakePool()) return;
-    for (size_t ops = 0; ops < kMaxOps && !in_.empty(); ++ops) {
-      Step(static_cast<Op>(in_.ConsumeIntegralInRange<int>(
-          0, static_cast<int>(Op::kNumOps) - 1)));
-      CheckModel("after op");
-    }
+    fuzzing::RunOpProgram<Op>(
+        in_, kMaxOps, [this](Op op) { Step(op); },
+        [this] { CheckModel("after op"); });
     while (!shadow_.empty()) Return(shadow_.size() - 1);
     CheckModel("after returning everything");
     pool_->Trim();
@@ -106,10 +96,8 @@ class Harness {
     CheckModel("after the final Trim");
     pool_.reset();
     fillers_.clear();
-    TESSERA_FUZZ_CHECK(upstream_.stats().live_allocations() == 0,
-                       "destroyed pool left %llu upstream blocks live",
-                       static_cast<unsigned long long>(
-                           upstream_.stats().live_allocations()));
+    fuzzing::CheckLiveBlocks(upstream_, 0, "upstream",
+                             "after destroying the pool");
   }
 
  private:
@@ -200,9 +188,7 @@ class Harness {
         static_cast<ull>(s.depot.overflow_cells_in_use), shadow_.size(),
         shadow_.size(), options_.cache_cells, static_cast<ull>(failures_),
         static_cast<ull>(upstream_.stats().live_allocations()));
-    TESSERA_FUZZ_CHECK(g_violations.count == violations_,
-                       "%s: %d contract violations reported, expected %d",
-                       when, g_violations.count, violations_);
+    violations_.CheckAllExpected(when);
   }
 
   // A cell just taken (or nullptr) by this or another thread. `before`: the
@@ -222,10 +208,9 @@ class Harness {
       ++failures_;
       return;
     }
-    const size_t index = shadow_.Add(cell, options_.depot.cell_size,
-                                     options_.depot.alignment,
-                                     options_.depot.alignment);
-    FillPattern(cell, shadow_.blocks()[index].id, 0, options_.depot.cell_size);
+    fuzzing::RecordNewBlock(shadow_, cell, options_.depot.cell_size,
+                            options_.depot.alignment,
+                            options_.depot.alignment);
     if (shadow_.size() > peak_) peak_ = shadow_.size();
   }
 
@@ -251,9 +236,7 @@ class Harness {
     shadow_.Remove(index);
   }
 
-  size_t PickCell() {
-    return in_.ConsumeIntegralInRange<size_t>(0, 255) % shadow_.size();
-  }
+  size_t PickCell() { return fuzzing::PickLive(in_, shadow_); }
 
   void Trim() {
     const ConcurrentPoolStats before = pool_->stats();
@@ -303,12 +286,9 @@ class Harness {
     if (!shadow_.PickRecentlyFreed(in_.ConsumeByte(), &freed)) return;
     // Its block may be gone since (Trim, overflow cell): then it is
     // reported as foreign, otherwise as a double free; either way once.
-    const int before = g_violations.count;
+    const int mark = violations_.Mark();
     pool_->Return(freed.ptr);
-    TESSERA_FUZZ_CHECK(g_violations.count == before + 1 &&
-                           g_violations.last_ptr == freed.ptr,
-                       "double Return of %p not reported", freed.ptr);
-    ++violations_;
+    violations_.ExpectOne(mark, freed.ptr, "double Return");
   }
 
   void Foreign() {
@@ -321,22 +301,13 @@ class Harness {
       ptr = static_cast<char*>(cell.ptr) + (kind == 1 ? 8 : 1);
       if (options_.depot.cell_size <= 8 && kind == 1) return;
     }
-    const int before = g_violations.count;
+    const int mark = violations_.Mark();
     pool_->Return(ptr);
-    TESSERA_FUZZ_CHECK(g_violations.count == before + 1 &&
-                           g_violations.last_ptr == ptr &&
-                           g_violations.last ==
-                               ContractViolation::kForeignPointer,
-                       "Return of bad pointer %p not reported as foreign",
-                       ptr);
-    ++violations_;
+    violations_.ExpectOne(mark, ptr, ContractViolation::kForeignPointer,
+                          "Return of a bad pointer");
   }
 
-  void VerifyAll() {
-    for (const ShadowHeap::Block& cell : shadow_.blocks()) {
-      CheckPattern(cell.ptr, cell.id, 0, cell.bytes, "verify all");
-    }
-  }
+  void VerifyAll() { fuzzing::CheckAllPatterns(shadow_); }
 
   void Step(Op op) {
     switch (op) {
@@ -380,7 +351,7 @@ class Harness {
   ShadowHeap shadow_;
   uint64_t failures_ = 0;
   uint64_t peak_ = 0;
-  int violations_ = 0;
+  fuzzing::ExpectedViolations violations_;
 };
 
 }  // namespace

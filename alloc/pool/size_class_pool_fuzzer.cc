@@ -46,15 +46,10 @@ namespace {
 
 using fuzzing::ByteReader;
 using fuzzing::CheckPattern;
-using fuzzing::CheckZero;
-using fuzzing::FillPattern;
 using fuzzing::ShadowHeap;
 
 constexpr size_t kMaxOps = 1024;
 constexpr size_t kMaxLiveBlocks = 1024;
-
-using fuzzing::g_violations;
-using fuzzing::RecordViolation;
 
 enum class Op : uint8_t {
   kAllocate,
@@ -75,17 +70,12 @@ enum class Op : uint8_t {
 
 alignas(4096) uint8_t g_foreign[8192];
 
-SystemAllocatorOptions Tracked() {
-  SystemAllocatorOptions options;
-  options.track_live_blocks = true;
-  options.huge_pages = false;
-  return options;
-}
-
 class Harness {
  public:
   explicit Harness(ByteReader& in)
-      : in_(in), upstream_(Tracked()), block_source_(Tracked()) {}
+      : in_(in),
+        upstream_(fuzzing::TrackedMallocOptions()),
+        block_source_(fuzzing::TrackedMallocOptions()) {}
 
   void Run() {
     const uint8_t config = in_.ConsumeByte();
@@ -108,11 +98,9 @@ class Harness {
         "block_bytes %zu accepted", bad.block_bytes);
     CheckModel("fresh pool");
 
-    for (size_t ops = 0; ops < kMaxOps && !in_.empty(); ++ops) {
-      Step(static_cast<Op>(in_.ConsumeIntegralInRange<int>(
-          0, static_cast<int>(Op::kNumOps) - 1)));
-      CheckModel("after op");
-    }
+    fuzzing::RunOpProgram<Op>(
+        in_, kMaxOps, [this](Op op) { Step(op); },
+        [this] { CheckModel("after op"); });
     while (!shadow_.empty()) Free(shadow_.size() - 1, /*checked=*/false);
     CheckModel("after freeing everything");
     pool_->Trim();
@@ -123,9 +111,10 @@ class Harness {
                              pool_->class_pool(c).stats().blocks));
     }
     pool_.reset();
-    TESSERA_FUZZ_CHECK(upstream_.stats().live_allocations() == 0 &&
-                           block_source_.stats().live_allocations() == 0,
-                       "destroyed pool left upstream/block source blocks");
+    fuzzing::CheckLiveBlocks(upstream_, 0, "upstream",
+                             "after destroying the pool");
+    fuzzing::CheckLiveBlocks(block_source_, 0, "block source",
+                             "after destroying the pool");
   }
 
  private:
@@ -140,24 +129,14 @@ class Harness {
     return shift == 0 ? kDefaultAlignment : size_t{1} << (shift - 1);
   }
 
-  size_t PickBlock() {
-    return in_.ConsumeIntegralInRange<size_t>(0, 255) % shadow_.size();
-  }
+  size_t PickBlock() { return fuzzing::PickLive(in_, shadow_); }
 
   static size_t Guaranteed(size_t alignment) {
     return alignment > kDefaultAlignment ? alignment : kDefaultAlignment;
   }
 
   void CheckModel(const char* when) {
-    fuzzing::CheckIntegrityOk(pool_->CheckIntegrity(), when);
-    AllocatorStats model;
-    model.allocations = allocations_;
-    model.deallocations = deallocations_;
-    model.reallocations = reallocations_;
-    model.failed_requests = failed_;
-    model.bytes_in_use = shadow_.bytes_in_use();
-    model.peak_bytes_in_use = peak_;
-    fuzzing::CheckStatsMatchModel(pool_->stats(), model, when);
+    stats_.Check(*pool_, shadow_, when);
     uint64_t upstream_blocks = 0;
     uint64_t class_blocks = 0;
     for (const ShadowHeap::Block& b : shadow_.blocks()) {
@@ -166,64 +145,30 @@ class Harness {
     for (int c = 0; c < SizeClassPool::kNumClasses; ++c) {
       class_blocks += pool_->class_pool(c).stats().blocks;
     }
-    TESSERA_FUZZ_CHECK(upstream_.stats().live_allocations() == upstream_blocks,
-                       "%s: upstream holds %llu blocks, model %llu", when,
-                       static_cast<unsigned long long>(
-                           upstream_.stats().live_allocations()),
-                       static_cast<unsigned long long>(upstream_blocks));
+    fuzzing::CheckLiveBlocks(upstream_, upstream_blocks, "upstream", when);
     if (block_source_.stats().allocations > 0) {
-      TESSERA_FUZZ_CHECK(
-          block_source_.stats().live_allocations() == class_blocks,
-          "%s: block source holds %llu blocks, classes %llu", when,
-          static_cast<unsigned long long>(
-              block_source_.stats().live_allocations()),
-          static_cast<unsigned long long>(class_blocks));
+      fuzzing::CheckLiveBlocks(block_source_, class_blocks, "block source",
+                               when);
     }
-    TESSERA_FUZZ_CHECK(g_violations.count == violations_,
-                       "%s: %d violations reported, expected %d", when,
-                       g_violations.count, violations_);
-  }
-
-  void UpdatePeak() {
-    if (shadow_.bytes_in_use() > peak_) peak_ = shadow_.bytes_in_use();
+    violations_.CheckAllExpected(when);
   }
 
   void Allocate(bool zeroed, bool checked) {
     const size_t bytes = DecodeSize();
     const size_t alignment = DecodeAlignment();
     if (shadow_.size() >= kMaxLiveBlocks) return;
-    void* ptr;
-    if (checked) {
-      absl::StatusOr<void*> p = pool_->AllocateChecked(bytes, alignment);
-      TESSERA_FUZZ_CHECK(p.ok(), "AllocateChecked(%zu, %zu): %s", bytes,
-                         alignment, p.status().ToString().c_str());
-      ptr = *p;
-    } else {
-      ptr = zeroed ? pool_->AllocateZeroed(bytes, alignment)
-                   : pool_->Allocate(bytes, alignment);
-    }
-    TESSERA_FUZZ_CHECK(ptr != nullptr, "allocation of %zu/%zu failed", bytes,
-                       alignment);
-    if (zeroed) CheckZero(ptr, 0, bytes, "AllocateZeroed");
-    const size_t index =
-        shadow_.Add(ptr, bytes, alignment, Guaranteed(alignment));
-    FillPattern(ptr, shadow_.blocks()[index].id, 0, bytes);
-    ++allocations_;
-    UpdatePeak();
+    void* ptr =
+        fuzzing::AllocateOrDie(*pool_, bytes, alignment, zeroed, checked);
+    fuzzing::RecordNewBlock(shadow_, ptr, bytes, alignment,
+                            Guaranteed(alignment));
+    ++stats_.allocations;
+    stats_.NotePeak(shadow_);
   }
 
   void Free(size_t index, bool checked) {
-    const ShadowHeap::Block block = shadow_.blocks()[index];
-    CheckPattern(block.ptr, block.id, 0, block.bytes, "before free");
-    if (checked) {
-      const absl::Status s =
-          pool_->DeallocateChecked(block.ptr, block.bytes, block.alignment);
-      TESSERA_FUZZ_CHECK(s.ok(), "DeallocateChecked: %s", s.ToString().c_str());
-    } else {
-      pool_->Deallocate(block.ptr, block.bytes, block.alignment);
-    }
+    fuzzing::DeallocateOrDie(*pool_, shadow_.blocks()[index], checked);
     shadow_.Remove(index);
-    ++deallocations_;
+    ++stats_.deallocations;
   }
 
   void Reallocate(bool checked) {
@@ -231,39 +176,16 @@ class Harness {
     const size_t index = PickBlock();
     const size_t new_bytes = DecodeSize();
     const ShadowHeap::Block block = shadow_.blocks()[index];
-    CheckPattern(block.ptr, block.id, 0, block.bytes, "before reallocation");
-    void* fresh;
-    if (checked) {
-      absl::StatusOr<void*> p = pool_->ReallocateChecked(
-          block.ptr, block.bytes, new_bytes, block.alignment);
-      TESSERA_FUZZ_CHECK(p.ok(), "ReallocateChecked: %s",
-                         p.status().ToString().c_str());
-      fresh = *p;
-    } else {
-      fresh = pool_->Reallocate(block.ptr, block.bytes, new_bytes,
-                                block.alignment);
-    }
-    TESSERA_FUZZ_CHECK(fresh != nullptr, "reallocation to %zu failed",
-                       new_bytes);
-    const size_t kept = block.bytes < new_bytes ? block.bytes : new_bytes;
-    CheckPattern(fresh, block.id, 0, kept, "after reallocation");
-    shadow_.Move(index, fresh, new_bytes, Guaranteed(block.alignment));
-    FillPattern(fresh, block.id, kept, new_bytes);
-    ++reallocations_;
-    UpdatePeak();
+    void* fresh = fuzzing::ReallocateOrDie(*pool_, block, new_bytes, checked);
+    fuzzing::RecordMovedBlock(shadow_, index, fresh, new_bytes,
+                              Guaranteed(block.alignment));
+    ++stats_.reallocations;
+    stats_.NotePeak(shadow_);
   }
 
   // A live or recently freed small block to misuse, if any.
   bool IsSmall(const ShadowHeap::Block& b) const {
     return SizeClassPool::ClassFor(b.bytes, b.alignment) >= 0;
-  }
-
-  void ExpectReported(int before, const void* ptr, const char* what) {
-    TESSERA_FUZZ_CHECK(g_violations.count == before + 1 &&
-                           g_violations.last_ptr == ptr,
-                       "%s of %p: %d violations reported, expected 1", what,
-                       ptr, g_violations.count - before);
-    ++violations_;
   }
 
   void DoubleFree() {
@@ -273,17 +195,17 @@ class Harness {
         !IsSmall(freed)) {
       return;
     }
-    const int before = g_violations.count;
+    const int mark = violations_.Mark();
     if (in_.ConsumeBool()) {
       const absl::Status s =
           pool_->DeallocateChecked(freed.ptr, freed.bytes, freed.alignment);
       TESSERA_FUZZ_CHECK(absl::IsFailedPrecondition(s),
                          "DeallocateChecked of a freed block: %s",
                          s.ToString().c_str());
-      ++failed_;
+      ++stats_.failed_requests;
     } else {
       pool_->Deallocate(freed.ptr, freed.bytes, freed.alignment);
-      ExpectReported(before, freed.ptr, "Deallocate of a freed block");
+      violations_.ExpectOne(mark, freed.ptr, "Deallocate of a freed block");
     }
   }
 
@@ -299,19 +221,17 @@ class Harness {
       bytes = block.bytes;
     }
     if (SizeClassPool::ClassFor(bytes, alignment) < 0) return;
-    const int before = g_violations.count;
+    const int mark = violations_.Mark();
     if (in_.ConsumeBool()) {
       TESSERA_FUZZ_CHECK(
           absl::IsFailedPrecondition(
               pool_->DeallocateChecked(ptr, bytes, alignment)),
           "DeallocateChecked of foreign %p accepted", ptr);
-      ++failed_;
+      ++stats_.failed_requests;
     } else {
       pool_->Deallocate(ptr, bytes, alignment);
-      ExpectReported(before, ptr, "Deallocate of a foreign pointer");
-      TESSERA_FUZZ_CHECK(g_violations.last ==
-                             ContractViolation::kForeignPointer,
-                         "foreign %p reported as another violation", ptr);
+      violations_.ExpectOne(mark, ptr, ContractViolation::kForeignPointer,
+                            "Deallocate of a foreign pointer");
     }
     VerifyAll();
   }
@@ -324,20 +244,17 @@ class Harness {
     const size_t wrong = in_.ConsumeIntegralInRange<size_t>(0, 1024);
     const int wrong_cls = SizeClassPool::ClassFor(wrong, block.alignment);
     if (wrong_cls < 0 || wrong_cls == cls) return;
-    const int before = g_violations.count;
+    const int mark = violations_.Mark();
     if (in_.ConsumeBool()) {
       TESSERA_FUZZ_CHECK(absl::IsFailedPrecondition(pool_->DeallocateChecked(
                              block.ptr, wrong, block.alignment)),
                          "free of a %zu-byte block as %zu bytes accepted",
                          block.bytes, wrong);
-      ++failed_;
+      ++stats_.failed_requests;
     } else {
       pool_->Deallocate(block.ptr, wrong, block.alignment);
-      ExpectReported(before, block.ptr, "Deallocate with the wrong size");
-      TESSERA_FUZZ_CHECK(
-          g_violations.last == ContractViolation::kSizeMismatch,
-          "a %zu-byte block freed as %zu not reported as a size mismatch",
-          block.bytes, wrong);
+      violations_.ExpectOne(mark, block.ptr, ContractViolation::kSizeMismatch,
+                            "Deallocate with the wrong size");
     }
     CheckPattern(block.ptr, block.id, 0, block.bytes, "after a mismatch");
   }
@@ -365,14 +282,10 @@ class Harness {
                            "SIZE_MAX bytes accepted");
         break;
     }
-    ++failed_;
+    ++stats_.failed_requests;
   }
 
-  void VerifyAll() {
-    for (const ShadowHeap::Block& b : shadow_.blocks()) {
-      CheckPattern(b.ptr, b.id, 0, b.bytes, "verify all");
-    }
-  }
+  void VerifyAll() { fuzzing::CheckAllPatterns(shadow_); }
 
   void Step(Op op) {
     switch (op) {
@@ -426,12 +339,8 @@ class Harness {
   std::unique_ptr<SizeClassPool> pool_;
   bool checks_ = true;
   ShadowHeap shadow_;
-  uint64_t allocations_ = 0;
-  uint64_t deallocations_ = 0;
-  uint64_t reallocations_ = 0;
-  uint64_t failed_ = 0;
-  uint64_t peak_ = 0;
-  int violations_ = 0;
+  fuzzing::StatsModel stats_;
+  fuzzing::ExpectedViolations violations_;
 };
 
 }  // namespace

@@ -49,14 +49,10 @@ namespace {
 
 using fuzzing::ByteReader;
 using fuzzing::CheckPattern;
-using fuzzing::FillPattern;
 using fuzzing::ShadowHeap;
 
 constexpr size_t kMaxOps = 1024;
 constexpr size_t kMaxLiveCells = 2048;
-
-using fuzzing::g_violations;
-using fuzzing::RecordViolation;
 
 enum class Op : uint8_t {
   kTake,
@@ -74,25 +70,18 @@ enum class Op : uint8_t {
 
 alignas(4096) uint8_t g_foreign[8192];
 
-SystemAllocatorOptions Tracked() {
-  SystemAllocatorOptions options;
-  options.track_live_blocks = true;
-  options.huge_pages = false;
-  return options;
-}
-
 class Harness {
  public:
   explicit Harness(ByteReader& in)
-      : in_(in), upstream_(Tracked()), block_source_(Tracked()) {}
+      : in_(in),
+        upstream_(fuzzing::TrackedMallocOptions()),
+        block_source_(fuzzing::TrackedMallocOptions()) {}
 
   void Run() {
     if (!MakePool()) return;
-    for (size_t ops = 0; ops < kMaxOps && !in_.empty(); ++ops) {
-      Step(static_cast<Op>(in_.ConsumeIntegralInRange<int>(
-          0, static_cast<int>(Op::kNumOps) - 1)));
-      CheckModel("after op");
-    }
+    fuzzing::RunOpProgram<Op>(
+        in_, kMaxOps, [this](Op op) { Step(op); },
+        [this] { CheckModel("after op"); });
     while (!shadow_.empty()) Return(shadow_.size() - 1, /*checked=*/false);
     CheckModel("after returning everything");
     pool_->Trim();
@@ -108,14 +97,10 @@ class Harness {
                        static_cast<unsigned long long>(s.cells_in_use));
     CheckModel("after the final Trim");
     pool_.reset();
-    TESSERA_FUZZ_CHECK(upstream_.stats().live_allocations() == 0 &&
-                           block_source_.stats().live_allocations() == 0,
-                       "destroyed pool left %llu upstream and %llu block "
-                       "source blocks live",
-                       static_cast<unsigned long long>(
-                           upstream_.stats().live_allocations()),
-                       static_cast<unsigned long long>(
-                           block_source_.stats().live_allocations()));
+    fuzzing::CheckLiveBlocks(upstream_, 0, "upstream",
+                             "after destroying the pool");
+    fuzzing::CheckLiveBlocks(block_source_, 0, "block source",
+                             "after destroying the pool");
   }
 
  private:
@@ -202,9 +187,7 @@ class Harness {
   }
 
   void CheckModel(const char* when) {
-    const absl::Status integrity = pool_->CheckIntegrity();
-    TESSERA_FUZZ_CHECK(integrity.ok(), "%s: CheckIntegrity: %s", when,
-                       integrity.ToString().c_str());
+    fuzzing::CheckIntegrityOk(pool_->CheckIntegrity(), when);
     const StackedPoolStats s = pool_->stats();
     const uint64_t overflow = upstream_.stats().live_allocations();
     TESSERA_FUZZ_CHECK(
@@ -237,16 +220,9 @@ class Harness {
         static_cast<unsigned long long>(s.cells_in_use -
                                         s.overflow_cells_in_use));
     if (options_.block_source != nullptr) {
-      TESSERA_FUZZ_CHECK(
-          block_source_.stats().live_allocations() == s.blocks,
-          "%s: block source has %llu live blocks, pool %llu", when,
-          static_cast<unsigned long long>(
-              block_source_.stats().live_allocations()),
-          static_cast<unsigned long long>(s.blocks));
+      fuzzing::CheckLiveBlocks(block_source_, s.blocks, "block source", when);
     }
-    TESSERA_FUZZ_CHECK(g_violations.count == violations_,
-                       "%s: %d contract violations reported, expected %d",
-                       when, g_violations.count, violations_);
+    violations_.CheckAllExpected(when);
   }
 
   // A cell just taken (or nullptr): checks when a failure is allowed.
@@ -263,9 +239,8 @@ class Harness {
     }
     TESSERA_FUZZ_CHECK(pool_->Owns(cell), "%s: pool does not own %p", what,
                        cell);
-    const size_t index = shadow_.Add(cell, options_.cell_size,
-                                     options_.alignment, options_.alignment);
-    FillPattern(cell, shadow_.blocks()[index].id, 0, options_.cell_size);
+    fuzzing::RecordNewBlock(shadow_, cell, options_.cell_size,
+                            options_.alignment, options_.alignment);
     ++takes_;
     if (shadow_.size() > peak_) peak_ = shadow_.size();
   }
@@ -307,9 +282,7 @@ class Harness {
     }
   }
 
-  size_t PickCell() {
-    return in_.ConsumeIntegralInRange<size_t>(0, 255) % shadow_.size();
-  }
+  size_t PickCell() { return fuzzing::PickLive(in_, shadow_); }
 
   void Return(size_t index, bool checked) {
     const ShadowHeap::Block cell = shadow_.blocks()[index];
@@ -353,7 +326,7 @@ class Harness {
     ShadowHeap::Block freed;
     if (!shadow_.PickRecentlyFreed(in_.ConsumeByte(), &freed)) return;
     // Its block (or overflow cell) may be gone since: then it is foreign.
-    const int before = g_violations.count;
+    const int mark = violations_.Mark();
     if (in_.ConsumeBool()) {
       const absl::Status s = pool_->ReturnChecked(freed.ptr);
       TESSERA_FUZZ_CHECK(absl::IsFailedPrecondition(s),
@@ -361,10 +334,7 @@ class Harness {
                          s.ToString().c_str());
     } else {
       pool_->Return(freed.ptr);
-      TESSERA_FUZZ_CHECK(g_violations.count == before + 1 &&
-                             g_violations.last_ptr == freed.ptr,
-                         "double Return of %p not reported", freed.ptr);
-      ++violations_;
+      violations_.ExpectOne(mark, freed.ptr, "double Return");
     }
   }
 
@@ -378,7 +348,7 @@ class Harness {
       ptr = static_cast<char*>(cell.ptr) + (kind == 1 ? 8 : 1);
       if (options_.cell_size <= 8 && kind == 1) return;
     }
-    const int before = g_violations.count;
+    const int mark = violations_.Mark();
     if (!pool_->checks_returns() || in_.ConsumeBool()) {
       const absl::Status s = pool_->ReturnChecked(ptr);
       TESSERA_FUZZ_CHECK(absl::IsFailedPrecondition(s),
@@ -387,20 +357,12 @@ class Harness {
       TESSERA_FUZZ_CHECK(!pool_->Owns(ptr), "pool owns bad pointer %p", ptr);
     } else {
       pool_->Return(ptr);
-      TESSERA_FUZZ_CHECK(g_violations.count == before + 1 &&
-                             g_violations.last_ptr == ptr &&
-                             g_violations.last ==
-                                 ContractViolation::kForeignPointer,
-                         "Return of bad pointer %p not reported", ptr);
-      ++violations_;
+      violations_.ExpectOne(mark, ptr, ContractViolation::kForeignPointer,
+                            "Return of a bad pointer");
     }
   }
 
-  void VerifyAll() {
-    for (const ShadowHeap::Block& cell : shadow_.blocks()) {
-      CheckPattern(cell.ptr, cell.id, 0, cell.bytes, "verify all");
-    }
-  }
+  void VerifyAll() { fuzzing::CheckAllPatterns(shadow_); }
 
   void Step(Op op) {
     switch (op) {
@@ -448,7 +410,7 @@ class Harness {
   uint64_t returns_ = 0;
   uint64_t failures_ = 0;
   uint64_t peak_ = 0;
-  int violations_ = 0;
+  fuzzing::ExpectedViolations violations_;
 };
 
 }  // namespace

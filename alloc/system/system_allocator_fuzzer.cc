@@ -124,11 +124,9 @@ class Harness {
 
   void Run() {
     if (!MakeAllocator()) return;
-    for (size_t ops = 0; ops < kMaxOps && !in_.empty(); ++ops) {
-      Step(static_cast<Op>(
-          in_.ConsumeIntegralInRange<int>(0, static_cast<int>(Op::kNumOps) - 1)));
-      CheckModel("after op");
-    }
+    fuzzing::RunOpProgram<Op>(
+        in_, kMaxOps, [this](Op op) { Step(op); },
+        [this] { CheckModel("after op"); });
     while (!shadow_.empty()) Free(shadow_.size() - 1, /*checked=*/false);
     CheckModel("after freeing everything");
     const AllocatorStats s = allocator_->stats();
@@ -219,9 +217,7 @@ class Harness {
   }
 
   // An index into shadow_.blocks(); requires a live block.
-  size_t PickBlock() {
-    return in_.ConsumeIntegralInRange<size_t>(0, 255) % shadow_.size();
-  }
+  size_t PickBlock() { return fuzzing::PickLive(in_, shadow_); }
 
   size_t Guaranteed(size_t alignment) const {
     size_t g = allocator_->min_alignment();
@@ -237,22 +233,8 @@ class Harness {
   // ---- The model. ----
 
   void CheckModel(const char* when) {
-    fuzzing::CheckIntegrityOk(allocator_->CheckIntegrity(), when);
-    AllocatorStats model;
-    model.allocations = allocations_;
-    model.deallocations = deallocations_;
-    model.reallocations = reallocations_;
-    model.failed_requests = failed_;
-    model.bytes_in_use = shadow_.bytes_in_use();
-    model.peak_bytes_in_use = peak_;
-    fuzzing::CheckStatsMatchModel(allocator_->stats(), model, when);
-    TESSERA_FUZZ_CHECK(g_violations.count == violations_,
-                       "%s: %d contract violations reported, expected %d",
-                       when, g_violations.count, violations_);
-  }
-
-  void UpdatePeak() {
-    if (shadow_.bytes_in_use() > peak_) peak_ = shadow_.bytes_in_use();
+    stats_.Check(*allocator_, shadow_, when);
+    violations_.CheckAllExpected(when);
   }
 
   // Records a block the allocator just returned: placement, zeroing, then
@@ -262,11 +244,10 @@ class Harness {
     TESSERA_FUZZ_CHECK(ptr != nullptr, "%s of %zu bytes aligned to %zu failed",
                        what, bytes, alignment);
     if (zeroed || zero_every_block_) CheckZero(ptr, 0, bytes, what);
-    const size_t index =
-        shadow_.Add(ptr, bytes, alignment, Guaranteed(alignment), tag);
-    FillPattern(ptr, shadow_.blocks()[index].id, 0, bytes);
-    ++allocations_;
-    UpdatePeak();
+    fuzzing::RecordNewBlock(shadow_, ptr, bytes, alignment,
+                            Guaranteed(alignment), tag);
+    ++stats_.allocations;
+    stats_.NotePeak(shadow_);
   }
 
   void ExpectFailure(const absl::Status& status, absl::StatusCode code,
@@ -278,20 +259,7 @@ class Harness {
                            absl::StrContains(status.message(), names),
                        "%s: message '%s' does not name '%s'", what,
                        std::string(status.message()).c_str(), names.c_str());
-    ++failed_;
-  }
-
-  void ExpectViolation(int before, ContractViolation kind, const void* ptr,
-                       const char* what) {
-    TESSERA_FUZZ_CHECK(g_violations.count == before + 1,
-                       "%s of %p: %d violations reported, expected 1", what,
-                       ptr, g_violations.count - before);
-    TESSERA_FUZZ_CHECK(
-        g_violations.last == kind && g_violations.last_ptr == ptr,
-        "%s of %p: reported '%s' of %p", what, ptr,
-        std::string(ContractViolationName(g_violations.last)).c_str(),
-        g_violations.last_ptr);
-    ++violations_;
+    ++stats_.failed_requests;
   }
 
   void CheckIntact(const ShadowHeap::Block& block, const char* what) {
@@ -304,19 +272,11 @@ class Harness {
     const size_t bytes = DecodeSize();
     const size_t alignment = DecodeAlignment();
     if (!HasRoomFor(bytes)) return;
-    void* ptr;
-    if (checked) {
-      absl::StatusOr<void*> result =
-          zeroed ? allocator_->AllocateZeroedChecked(bytes, alignment)
-                 : allocator_->AllocateChecked(bytes, alignment);
-      TESSERA_FUZZ_CHECK(result.ok(), "checked allocation: %s",
-                         result.status().ToString().c_str());
-      ptr = *result;
-    } else {
-      ptr = zeroed ? allocator_->AllocateZeroed(bytes, alignment)
-                   : allocator_->Allocate(bytes, alignment);
-    }
-    Adopt(ptr, bytes, alignment, zeroed, kViaAllocator, "allocation");
+    void* ptr =
+        fuzzing::AllocateOrDie(*allocator_, bytes, alignment, zeroed, checked);
+    // AllocateOrDie has checked the zeroing it asked for.
+    Adopt(ptr, bytes, alignment, /*zeroed=*/false, kViaAllocator,
+          "allocation");
   }
 
   void Reallocate(bool checked) {
@@ -325,31 +285,16 @@ class Harness {
     const size_t new_bytes = DecodeSize();
     ShadowHeap::Block block = shadow_.blocks()[index];
     if (new_bytes > block.bytes && !HasRoomFor(new_bytes - block.bytes)) return;
-    CheckIntact(block, "before reallocation");
-    void* fresh;
-    if (checked) {
-      absl::StatusOr<void*> result = allocator_->ReallocateChecked(
-          block.ptr, block.bytes, new_bytes, block.alignment);
-      TESSERA_FUZZ_CHECK(result.ok(), "checked reallocation: %s",
-                         result.status().ToString().c_str());
-      fresh = *result;
-    } else {
-      fresh = allocator_->Reallocate(block.ptr, block.bytes, new_bytes,
-                                     block.alignment);
-    }
-    TESSERA_FUZZ_CHECK(fresh != nullptr,
-                       "reallocation of %p from %zu to %zu bytes failed",
-                       block.ptr, block.bytes, new_bytes);
-    const size_t kept = block.bytes < new_bytes ? block.bytes : new_bytes;
-    CheckPattern(fresh, block.id, 0, kept, "after reallocation");
+    void* fresh =
+        fuzzing::ReallocateOrDie(*allocator_, block, new_bytes, checked);
     if (zero_every_block_ && new_bytes > block.bytes) {
       CheckZero(fresh, block.bytes, new_bytes, "grown tail of zeroed block");
     }
-    shadow_.Move(index, fresh, new_bytes, Guaranteed(block.alignment));
+    fuzzing::RecordMovedBlock(shadow_, index, fresh, new_bytes,
+                              Guaranteed(block.alignment));
     shadow_.blocks()[index].tag = kViaAllocator;
-    FillPattern(fresh, block.id, kept, new_bytes);
-    ++reallocations_;
-    UpdatePeak();
+    ++stats_.reallocations;
+    stats_.NotePeak(shadow_);
   }
 
   void Free(size_t index, bool checked) {
@@ -365,18 +310,10 @@ class Harness {
                         block.bytes / sizeof(Wide));
         break;
       default:
-        if (checked) {
-          const absl::Status status =
-              allocator_->DeallocateChecked(block.ptr, block.bytes,
-                                            block.alignment);
-          TESSERA_FUZZ_CHECK(status.ok(), "checked free of %p: %s", block.ptr,
-                             status.ToString().c_str());
-        } else {
-          allocator_->Deallocate(block.ptr, block.bytes, block.alignment);
-        }
+        fuzzing::DeallocateOrDie(*allocator_, block, checked);
     }
     shadow_.Remove(index);
-    ++deallocations_;
+    ++stats_.deallocations;
   }
 
   // ---- Misuse, which must be rejected and change nothing. ----
@@ -404,7 +341,7 @@ class Harness {
         void* ptr = variant == 0 ? allocator_->Allocate(bytes, alignment)
                                  : allocator_->AllocateZeroed(bytes, alignment);
         TESSERA_FUZZ_CHECK(ptr == nullptr, "alignment %zu accepted", alignment);
-        ++failed_;
+        ++stats_.failed_requests;
         break;
       }
       case 2:
@@ -431,7 +368,7 @@ class Harness {
                                                   bytes, alignment) == nullptr,
                            "reallocation with alignment %zu accepted",
                            alignment);
-        ++failed_;
+        ++stats_.failed_requests;
         break;
       case 6:
         ExpectFailure(
@@ -470,7 +407,7 @@ class Harness {
         void* ptr = variant == 0 ? allocator_->Allocate(bytes, alignment)
                                  : allocator_->AllocateZeroed(bytes, alignment);
         TESSERA_FUZZ_CHECK(ptr == nullptr, "size %zu accepted", bytes);
-        ++failed_;
+        ++stats_.failed_requests;
         break;
       }
       case 2:
@@ -493,7 +430,7 @@ class Harness {
             allocator_->Reallocate(block->ptr, block->bytes, bytes,
                                    alignment) == nullptr,
             "reallocation to %zu bytes accepted", bytes);
-        ++failed_;
+        ++stats_.failed_requests;
         break;
       case 6: {
         bool threw = false;
@@ -505,7 +442,7 @@ class Harness {
           threw = true;
         }
         TESSERA_FUZZ_CHECK(threw, "pmr allocate(%zu) did not throw", bytes);
-        ++failed_;
+        ++stats_.failed_requests;
         break;
       }
       case 7: {
@@ -521,7 +458,7 @@ class Harness {
         }
         TESSERA_FUZZ_CHECK(threw, "StdAllocator allocate(%zu) did not throw",
                            bytes / sizeof(Wide));
-        ++failed_;
+        ++stats_.failed_requests;
         break;
       }
       case 8: {
@@ -547,7 +484,7 @@ class Harness {
     if (!tracked_) return;
     ShadowHeap::Block freed;
     if (!shadow_.PickRecentlyFreed(in_.ConsumeByte(), &freed)) return;
-    const int before = g_violations.count;
+    const int mark = violations_.Mark();
     switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
       case 0:
         ExpectFailure(allocator_->DeallocateChecked(freed.ptr, freed.bytes,
@@ -557,7 +494,7 @@ class Harness {
         break;
       case 1:
         allocator_->Deallocate(freed.ptr, freed.bytes, freed.alignment);
-        ExpectViolation(before, ContractViolation::kDoubleFree, freed.ptr,
+        violations_.ExpectOne(mark, freed.ptr, ContractViolation::kDoubleFree,
                         "Deallocate of a freed block");
         break;
       case 2:
@@ -572,9 +509,9 @@ class Harness {
         TESSERA_FUZZ_CHECK(allocator_->Reallocate(freed.ptr, freed.bytes, 64,
                                                   freed.alignment) == nullptr,
                            "reallocation of freed %p accepted", freed.ptr);
-        ExpectViolation(before, ContractViolation::kDoubleFree, freed.ptr,
+        violations_.ExpectOne(mark, freed.ptr, ContractViolation::kDoubleFree,
                         "Reallocate of a freed block");
-        ++failed_;
+        ++stats_.failed_requests;
         break;
     }
   }
@@ -613,7 +550,7 @@ class Harness {
       return kind == ContractViolation::kForeignPointer ||
              (block != nullptr && kind == ContractViolation::kDoubleFree);
     };
-    const int before = g_violations.count;
+    const int mark = violations_.Mark();
     switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
       case 0:
         ExpectFailure(allocator_->DeallocateChecked(ptr, bytes, alignment),
@@ -622,11 +559,11 @@ class Harness {
         break;
       case 1:
         allocator_->Deallocate(ptr, bytes, alignment);
-        TESSERA_FUZZ_CHECK(g_violations.count == before + 1 &&
-                               g_violations.last_ptr == ptr &&
-                               right_kind(g_violations.last),
-                           "Deallocate of foreign %p not reported", ptr);
-        ++violations_;
+        violations_.ExpectOne(mark, ptr, "Deallocate of a foreign pointer");
+        TESSERA_FUZZ_CHECK(right_kind(g_violations.last),
+                           "Deallocate of foreign %p: reported '%s'", ptr,
+                           std::string(ContractViolationName(
+                                           g_violations.last)).c_str());
         break;
       case 2:
         ExpectFailure(
@@ -638,12 +575,12 @@ class Harness {
         TESSERA_FUZZ_CHECK(
             allocator_->Reallocate(ptr, bytes, 64, alignment) == nullptr,
             "reallocation of foreign %p accepted", ptr);
-        TESSERA_FUZZ_CHECK(g_violations.count == before + 1 &&
-                               g_violations.last_ptr == ptr &&
-                               right_kind(g_violations.last),
-                           "Reallocate of foreign %p not reported", ptr);
-        ++violations_;
-        ++failed_;
+        violations_.ExpectOne(mark, ptr, "Reallocate of a foreign pointer");
+        TESSERA_FUZZ_CHECK(right_kind(g_violations.last),
+                           "Reallocate of foreign %p: reported '%s'", ptr,
+                           std::string(ContractViolationName(
+                                           g_violations.last)).c_str());
+        ++stats_.failed_requests;
         break;
     }
     if (block != nullptr) CheckIntact(*block, "after a foreign-pointer attempt");
@@ -659,7 +596,7 @@ class Harness {
     } else {
       alignment = alignment == 64 ? 32 : 64;
     }
-    const int before = g_violations.count;
+    const int mark = violations_.Mark();
     switch (in_.ConsumeIntegralInRange<int>(0, 2)) {
       case 0:
         ExpectFailure(allocator_->DeallocateChecked(block.ptr, bytes, alignment),
@@ -669,16 +606,16 @@ class Harness {
         break;
       case 1:
         allocator_->Deallocate(block.ptr, bytes, alignment);
-        ExpectViolation(before, ContractViolation::kSizeMismatch, block.ptr,
+        violations_.ExpectOne(mark, block.ptr, ContractViolation::kSizeMismatch,
                         "Deallocate with the wrong size");
         break;
       case 2:
         TESSERA_FUZZ_CHECK(allocator_->Reallocate(block.ptr, bytes, 64,
                                                   alignment) == nullptr,
                            "reallocation with the wrong size accepted");
-        ExpectViolation(before, ContractViolation::kSizeMismatch, block.ptr,
+        violations_.ExpectOne(mark, block.ptr, ContractViolation::kSizeMismatch,
                         "Reallocate with the wrong size");
-        ++failed_;
+        ++stats_.failed_requests;
         break;
     }
     CheckIntact(block, "after a size mismatch");
@@ -727,9 +664,9 @@ class Harness {
                                                       peak_bound),
                        "peak %llu after containers is out of bounds",
                        static_cast<unsigned long long>(after.peak_bytes_in_use));
-    allocations_ += taken;
-    deallocations_ += taken;
-    peak_ = after.peak_bytes_in_use;
+    stats_.allocations += taken;
+    stats_.deallocations += taken;
+    stats_.peak_bytes_in_use = after.peak_bytes_in_use;
     VerifyAll();
   }
 
@@ -798,11 +735,7 @@ class Harness {
     });
   }
 
-  void VerifyAll() {
-    for (const ShadowHeap::Block& block : shadow_.blocks()) {
-      CheckIntact(block, "verify all");
-    }
-  }
+  void VerifyAll() { fuzzing::CheckAllPatterns(shadow_); }
 
   void Step(Op op) {
     switch (op) {
@@ -870,13 +803,8 @@ class Harness {
   bool tracked_ = true;
   bool zero_every_block_ = false;
   ShadowHeap shadow_;
-  // The model of stats(); bytes in use come from the shadow heap.
-  uint64_t allocations_ = 0;
-  uint64_t deallocations_ = 0;
-  uint64_t reallocations_ = 0;
-  uint64_t failed_ = 0;
-  uint64_t peak_ = 0;
-  int violations_ = 0;  // reported through the handler, cumulative
+  fuzzing::StatsModel stats_;  // bytes in use come from the shadow heap
+  fuzzing::ExpectedViolations violations_;
 };
 
 }  // namespace
