@@ -137,6 +137,54 @@ void BinaryRowImpl(BinaryOp op, DType dtype, const void* a, int64_t sa,
   }
 }
 
+// BinaryContiguous<Op, T, /*kStream=*/true> for the arithmetic ops on the
+// dtypes large arrays use; false (nothing written) for any other op or
+// dtype, or operands not aligned for their type.
+template <class Op>
+bool StreamForOp(DType dtype, const void* a, const void* b, void* out,
+                 size_t n) {
+  const auto run = [&](auto zero) {
+    using T = decltype(zero);
+    if (((reinterpret_cast<uintptr_t>(a) | reinterpret_cast<uintptr_t>(b) |
+          reinterpret_cast<uintptr_t>(out)) %
+         alignof(T)) != 0) {
+      return false;
+    }
+    BinaryContiguous<Op, T, /*kStream=*/true>(static_cast<const T*>(a),
+                                              static_cast<const T*>(b),
+                                              static_cast<T*>(out), n);
+    return true;
+  };
+  switch (dtype) {
+    case DType::kFloat32: return run(float{});
+    case DType::kFloat64: return run(double{});
+    case DType::kInt32:
+      if constexpr (!std::is_same<Op, DivideOp>::value) return run(int32_t{});
+      return false;
+    case DType::kInt64:
+      if constexpr (!std::is_same<Op, DivideOp>::value) return run(int64_t{});
+      return false;
+    default:
+      return false;
+  }
+}
+
+bool BinaryStreamImpl(BinaryOp op, DType dtype, const void* a, const void* b,
+                      void* out, int64_t n) {
+  const size_t count = static_cast<size_t>(n);
+  switch (op) {
+    case BinaryOp::kAdd: return StreamForOp<AddOp>(dtype, a, b, out, count);
+    case BinaryOp::kSubtract:
+      return StreamForOp<SubtractOp>(dtype, a, b, out, count);
+    case BinaryOp::kMultiply:
+      return StreamForOp<MultiplyOp>(dtype, a, b, out, count);
+    case BinaryOp::kDivide:
+      return StreamForOp<DivideOp>(dtype, a, b, out, count);
+    default:
+      return false;
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace kernels
 }  // namespace tessera
@@ -177,6 +225,13 @@ const char* BinaryOpName(BinaryOp op) {
 namespace kernels {
 
 HWY_EXPORT(BinaryRowImpl);
+HWY_EXPORT(BinaryStreamImpl);
+
+bool BinaryContiguousStreaming(BinaryOp op, DType dtype, const void* a,
+                               const void* b, void* out, int64_t n) {
+  if (dtype == DType::kBool) return false;
+  return HWY_DYNAMIC_DISPATCH(BinaryStreamImpl)(op, dtype, a, b, out, n);
+}
 
 void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                const void* b, int64_t b_stride, void* out, int64_t out_stride,

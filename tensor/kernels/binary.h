@@ -81,6 +81,16 @@ void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                const void* b, int64_t b_stride, void* out, int64_t out_stride,
                int64_t n);
 
+// BinaryRow over `n` contiguous elements of each operand (`out` must not
+// overlap `a` or `b`) with non-temporal stores: for outputs too large to stay
+// in cache, it saves the read a normal store does of every output line.
+// Returns false, having written nothing, for anything but add, subtract,
+// multiply and divide on float32/float64 (and int32/int64 for the first
+// three), or operands not aligned for their type: the caller then uses
+// BinaryRow.
+bool BinaryContiguousStreaming(BinaryOp op, DType dtype, const void* a,
+                               const void* b, void* out, int64_t n);
+
 // The plain C++ row loop of floor_divide, remainder and power (BinaryRow
 // calls it).
 void ScalarBinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,

@@ -297,6 +297,66 @@ void TestMaximumMinimumPropagateNaNInEveryLane() {
   }
 }
 
+// The streaming form (non-temporal stores after a scalar head up to the
+// first vector-aligned output element) against the reference: every output
+// misalignment within a vector, lengths around every vector size, and
+// buffers of exactly the elements written so that no access strays.
+template <typename T>
+void CheckStreaming(BinaryOp op, std::mt19937_64& rng) {
+  const DType dtype = kDTypeOf<T>;
+  const size_t max_shift = HWY_MAX_BYTES / sizeof(T) + 1;
+  for (size_t n : kLengths) {
+    for (size_t shift = 0; shift <= max_shift; ++shift) {
+      std::vector<T> a(n), b(n), out(n + shift);
+      for (size_t i = 0; i < n; ++i) {
+        a[i] = RandomValue<T>(rng);
+        b[i] = RandomValue<T>(rng);
+        if (op == BinaryOp::kDivide && b[i] == T(0)) b[i] = T(3);
+      }
+      ASSERT_TRUE(BinaryStreamImpl(op, dtype, a.data(), b.data(),
+                                   out.data() + shift,
+                                   static_cast<int64_t>(n)))
+          << BinaryOpName(op);
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_TRUE(SameValue(Reference(op, a[i], b[i]), out[shift + i]))
+            << BinaryOpName(op) << " streaming n=" << n << " shift=" << shift
+            << " i=" << i;
+      }
+    }
+  }
+}
+
+void TestStreamingStoresMatchScalarReference() {
+  std::mt19937_64 rng(2026);
+  for (BinaryOp op :
+       {BinaryOp::kAdd, BinaryOp::kSubtract, BinaryOp::kMultiply}) {
+    CheckStreaming<float>(op, rng);
+    CheckStreaming<double>(op, rng);
+    CheckStreaming<int32_t>(op, rng);
+    CheckStreaming<int64_t>(op, rng);
+  }
+  CheckStreaming<float>(BinaryOp::kDivide, rng);
+  CheckStreaming<double>(BinaryOp::kDivide, rng);
+}
+
+// What the streaming form declines, writing nothing: other ops, other
+// dtypes, integer division, and operands not aligned for their type.
+void TestStreamingDeclinesWhatItDoesNotServe() {
+  std::vector<float> a(64, 1.0f), b(64, 2.0f), out(64, -1.0f);
+  EXPECT_FALSE(BinaryStreamImpl(BinaryOp::kMaximum, DType::kFloat32, a.data(),
+                                b.data(), out.data(), 64));
+  EXPECT_FALSE(BinaryStreamImpl(BinaryOp::kLess, DType::kFloat32, a.data(),
+                                b.data(), out.data(), 64));
+  EXPECT_FALSE(BinaryStreamImpl(BinaryOp::kAdd, DType::kInt16, a.data(),
+                                b.data(), out.data(), 64));
+  EXPECT_FALSE(BinaryStreamImpl(BinaryOp::kDivide, DType::kInt32, a.data(),
+                                b.data(), out.data(), 64));
+  EXPECT_FALSE(BinaryStreamImpl(
+      BinaryOp::kAdd, DType::kFloat32, a.data(), b.data(),
+      reinterpret_cast<char*>(out.data()) + 1, 32));
+  for (float v : out) ASSERT_EQ(v, -1.0f);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace kernels
 }  // namespace tessera
@@ -312,6 +372,10 @@ HWY_EXPORT_AND_TEST_P(BinaryKernelTest,
                       TestMaximumMinimumPropagateNaNInEveryLane);
 HWY_EXPORT_AND_TEST_P(BinaryKernelTest, TestFmaxFminIgnoreNaNInEveryLane);
 HWY_EXPORT_AND_TEST_P(BinaryKernelTest, TestComparisonsMatchScalarReference);
+HWY_EXPORT_AND_TEST_P(BinaryKernelTest,
+                      TestStreamingStoresMatchScalarReference);
+HWY_EXPORT_AND_TEST_P(BinaryKernelTest,
+                      TestStreamingDeclinesWhatItDoesNotServe);
 
 // Integer floor_divide/remainder/power (plain C++ loops) against references
 // computed in 128-bit arithmetic, and the dispatched comparisons.
