@@ -324,16 +324,32 @@ TESSERA_TLSF_INLINE uint32_t TlsfArena::FindFit(size_t size) const {
       sl_map = sl_bitmap_[fl];
     }
   }
-  if (sl_map != 0) return heads_[fl][__builtin_ctz(sl_map)];
-  // Nothing in a class above: the head of the request's own class may still
-  // fit (one comparison, still O(1)). This matters when the arena is nearly
-  // full.
+  if (sl_map != 0) {
+    // Any block of this list fits. Take the second one when there is one,
+    // so that the head, a largest block of the list (invariant 9), stays.
+    // Row 0's lists hold blocks of one size each: any block is a largest,
+    // and taking the head saves loading it before the block taken.
+    const uint32_t head = heads_[fl][__builtin_ctz(sl_map)];
+    if (fl == 0) return head;
+    const uint32_t second = N(head)->next_free;
+    return second != kNil ? second : head;
+  }
+  // Nothing in a class above: a block of the request's own class may still
+  // fit. Its head is a largest block of the list (unless the list is marked
+  // stale), so if the head does not fit nothing there does. O(1). This
+  // matters when the arena is nearly full.
   MapInsert(size, &fl, &sl);
   const uint32_t head = heads_[fl][sl];
-  if (head != kNil && SizeOf(N(head)) >= size) return head;
-  return kNil;
+  if (head == kNil || SizeOf(N(head)) < size) return kNil;
+  const uint32_t second = N(head)->next_free;
+  if (second != kNil && SizeOf(N(second)) >= size) return second;
+  // The head alone fits: RemoveFree marks the list stale if it leaves two
+  // or more blocks behind.
+  return head;
 }
 
+// A block at least as large as the list's head becomes the head; a smaller
+// one goes second. Either way the head stays a largest block (invariant 9).
 TESSERA_TLSF_INLINE void TlsfArena::InsertFree(uint32_t i) {
   Node* n = N(i);
   n->size_flags |= kFlagFree;
@@ -341,31 +357,61 @@ TESSERA_TLSF_INLINE void TlsfArena::InsertFree(uint32_t i) {
   int fl, sl;
   MapInsert(size, &fl, &sl);
   const uint32_t head = heads_[fl][sl];
-  n->prev_free = kNil;
-  n->next_free = head;
-  if (head != kNil) N(head)->prev_free = i;
-  heads_[fl][sl] = i;
+  if (head == kNil) {
+    n->prev_free = n->next_free = kNil;
+    heads_[fl][sl] = i;
+  } else {
+    Node* h = N(head);
+    if (size >= SizeOf(h)) {
+      n->prev_free = kNil;
+      n->next_free = head;
+      h->prev_free = i;
+      heads_[fl][sl] = i;
+    } else {
+      const uint32_t second = h->next_free;
+      n->prev_free = head;
+      n->next_free = second;
+      if (second != kNil) N(second)->prev_free = i;
+      h->next_free = i;
+    }
+  }
   fl_bitmap_ |= uint64_t{1} << fl;
   sl_bitmap_[fl] |= 1u << sl;
   free_bytes_ += size;
   ++free_blocks_;
 }
 
+// Removing a list's head leaves its successor at the head, which need not
+// be a largest block: when two or more blocks remain the list is marked
+// stale (Stats() repairs it). Allocation never removes a head that has a
+// successor (FindFit takes the second block); merging, Realloc, carving and
+// Collect may.
 TESSERA_TLSF_INLINE void TlsfArena::RemoveFree(uint32_t i) {
   Node* n = N(i);
   const size_t size = SizeOf(n);
   int fl, sl;
   MapInsert(size, &fl, &sl);
+  const uint32_t next = n->next_free;
   if (n->prev_free != kNil) {
-    N(n->prev_free)->next_free = n->next_free;
+    N(n->prev_free)->next_free = next;
+    if (next != kNil) N(next)->prev_free = n->prev_free;
   } else {
-    heads_[fl][sl] = n->next_free;
-    if (n->next_free == kNil) {
+    heads_[fl][sl] = next;
+    if (next == kNil) {
       sl_bitmap_[fl] &= ~(1u << sl);
       if (sl_bitmap_[fl] == 0) fl_bitmap_ &= ~(uint64_t{1} << fl);
+      stale_bitmap_[fl] &= ~(1u << sl);
+    } else {
+      Node* nn = N(next);
+      nn->prev_free = kNil;
+      // One block left is a largest; row 0's blocks are all one size.
+      if (nn->next_free == kNil || fl == 0) {
+        stale_bitmap_[fl] &= ~(1u << sl);
+      } else {
+        stale_bitmap_[fl] |= 1u << sl;
+      }
     }
   }
-  if (n->next_free != kNil) N(n->next_free)->prev_free = n->prev_free;
   n->prev_free = n->next_free = kNil;
   free_bytes_ -= size;
   --free_blocks_;
@@ -1077,6 +1123,25 @@ CollectReport TlsfArena::Collect(const CollectOptions& options) {
   return report;
 }
 
+void TlsfArena::RepairListHead(int fl, int sl) const {
+  uint32_t best = heads_[fl][sl];
+  for (uint32_t x = N(best)->next_free; x != kNil; x = N(x)->next_free) {
+    if (SizeOf(N(x)) > SizeOf(N(best))) best = x;
+  }
+  if (best != heads_[fl][sl]) {
+    // Unlink it from the middle of the list and push it at the front.
+    Node* b = N(best);
+    N(b->prev_free)->next_free = b->next_free;
+    if (b->next_free != kNil) N(b->next_free)->prev_free = b->prev_free;
+    const uint32_t head = heads_[fl][sl];
+    b->prev_free = kNil;
+    b->next_free = head;
+    N(head)->prev_free = best;
+    heads_[fl][sl] = best;
+  }
+  stale_bitmap_[fl] &= ~(1u << sl);
+}
+
 TlsfStats TlsfArena::Stats() const {
   TlsfStats s;
   const AllocatorStats& base = stats_.stats();
@@ -1084,9 +1149,11 @@ TlsfStats TlsfArena::Stats() const {
   s.peak_bytes_in_use = base.peak_bytes_in_use;
   s.free_bytes = free_bytes_;
   if (fl_bitmap_ != 0) {
-    // The highest non-empty class: its first block (see TlsfStats).
+    // The highest non-empty class holds the largest free blocks, and its
+    // head is one of them (invariant 9) once a stale mark is repaired.
     const int fl = Log2(fl_bitmap_);
     const int sl = 31 - __builtin_clz(sl_bitmap_[fl]);
+    if ((stale_bitmap_[fl] >> sl) & 1) RepairListHead(fl, sl);
     s.largest_free_block = SizeOf(N(heads_[fl][sl]));
   }
   s.free_blocks = free_blocks_;
@@ -1315,6 +1382,32 @@ absl::Status TlsfArena::CheckIntegrity() const {
                                        cached_count, cached_sum, quick_listed,
                                        quick_bytes, cached_bytes_,
                                        quick_bytes_));
+  }
+
+  // 9. Each list not marked stale has a largest block at its head; only
+  //    non-empty lists are marked.
+  for (int fl = 0; fl < kFlCount; ++fl) {
+    if ((stale_bitmap_[fl] & ~sl_bitmap_[fl]) != 0) {
+      return violated(9, absl::StrFormat("row %d: lists %#x are marked stale "
+                                         "but empty",
+                                         fl, stale_bitmap_[fl] &
+                                                 ~sl_bitmap_[fl]));
+    }
+    for (uint32_t sl = 0; sl < kSlCount; ++sl) {
+      const uint32_t head = heads_[fl][sl];
+      if (head == kNil || ((stale_bitmap_[fl] >> sl) & 1) != 0) continue;
+      // The lists were walked (and bounded) by check 3.
+      for (uint32_t x = N(head)->next_free; x != kNil; x = N(x)->next_free) {
+        if (SizeOf(N(x)) > SizeOf(N(head))) {
+          return violated(
+              9, absl::StrFormat("list (%d, %u): block %p of %u bytes is "
+                                 "larger than the head %p of %u bytes, and "
+                                 "the list is not marked stale",
+                                 fl, sl, N(x)->addr, SizeOf(N(x)),
+                                 N(head)->addr, SizeOf(N(head))));
+        }
+      }
+    }
   }
   return absl::OkStatus();
 }

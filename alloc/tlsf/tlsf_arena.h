@@ -34,6 +34,17 @@
 // 32-bit second-level bitmaps, searched with count-trailing-zeros, find a
 // list whose every block fits the (class-rounded) request.
 //
+// Each list keeps a largest block of its class at its head, which makes the
+// largest free block an O(1) read (the head of the highest non-empty list):
+// a freed block at least as large as the head is pushed in front of it, a
+// smaller one is linked second; an allocation takes the second block of a
+// list that has one (every block of the list fits), so it removes a head
+// only when the head is alone. Only removing a head for other reasons (a
+// merge absorbs it, Realloc grows into it or carving shrinks it, Collect
+// merges it) can leave a smaller block in front; that list is then marked
+// stale in a third bitmap, and Stats() repairs the mark of the list it reads
+// (one walk of that list, which puts its largest block first).
+//
 // Free by pointer is O(1) through the pointer index: one uint32 per granule of
 // the region, holding the node index of the block that starts there. It costs
 // 4 bytes per granule (6.25% of the arena's address space at the default
@@ -64,7 +75,12 @@
 // allocation that finds no fit with a non-empty quick cache flushes it first
 // (bounded by the cache's limits: at most quick_cache_bytes / granularity
 // blocks, and depth x 64 sizes). Collect() and CheckIntegrity() walk every
-// block: O(blocks). Stats() is O(1) (it sums the 64 quick-cache counters).
+// block: O(blocks). Stats() is O(1) (it sums the 64 quick-cache counters and
+// reads one list head), except that when the highest non-empty list is
+// marked stale (a merge, Realloc, carving or Collect removed its head while
+// two or more blocks remained) the next Stats() walks that one list once:
+// O(its length), after which Stats() is O(1) again until the next such
+// removal from that list.
 //
 // Invariants (CheckIntegrity checks each, in this order, and names the first
 // one violated by its number):
@@ -90,6 +106,9 @@
 //      there, no list is longer than the cache depth, each list's count
 //      matches its length, and the cached bytes match and stay within
 //      `quick_cache_bytes`.
+//   9. Every segregated list that is not marked stale has a largest block
+//      of the list at its head (no later block is larger); only non-empty
+//      lists are marked stale.
 //
 // Bad input never corrupts the arena:
 //   * Size 0 is a request for a minimal block (one granule).
@@ -195,17 +214,14 @@ struct TlsfArenaOptions {
 };
 
 // What the arena looks like now. O(1): counters, plus the 64 quick-cache
-// counts summed.
+// counts summed (see `TlsfArena::Stats` for the one exception).
 struct TlsfStats {
   uint64_t bytes_in_use = 0;         // allocated block bytes
   uint64_t peak_bytes_in_use = 0;    // highest bytes_in_use
   uint64_t free_bytes = 0;           // free block bytes
-  // Bytes of the first block of the highest non-empty size class, found
-  // with the first- and second-level bitmaps' highest set bits: the largest
-  // block an allocation can be carved from now. Exact whenever that class
-  // holds one block (the usual case for the top class, and always when the
-  // arena is one free block); otherwise it may undercount the largest free
-  // block by less than one class width (under 1/32 of it).
+  // Bytes of the largest free block (exact): the head of the highest
+  // non-empty size class, found with the first- and second-level bitmaps'
+  // highest set bits. Blocks held by the quick cache are not free blocks.
   uint64_t largest_free_block = 0;
   uint64_t free_blocks = 0;
   uint64_t pending_free_blocks = 0;  // free blocks that may have a free neighbour
@@ -515,6 +531,10 @@ class TlsfArena final : public Allocator {
   uint32_t FindFit(size_t size) const;
   void InsertFree(uint32_t i);
   void RemoveFree(uint32_t i);
+  // Moves a largest block of stale list (fl, sl) to its head and clears the
+  // mark (invariant 9). O(length of the list). Changes only the order of
+  // the list, which callers cannot observe, hence const.
+  void RepairListHead(int fl, int sl) const;
   uint32_t PopNode();
   void RecycleNode(uint32_t i);
   bool CarveNodes();
@@ -626,10 +646,13 @@ class TlsfArena final : public Allocator {
   const size_t carve_bytes_;
   const uint32_t arena_id_;
 
-  // Segregated lists and their bitmaps.
+  // Segregated lists and their bitmaps. The head of each list is a largest
+  // block of the list unless its bit in stale_bitmap_ is set (invariant 9);
+  // Stats() may repair that (RepairListHead), hence mutable.
   uint64_t fl_bitmap_ = 0;
   std::array<uint32_t, kFlCount> sl_bitmap_{};
-  std::array<std::array<uint32_t, kSlCount>, kFlCount> heads_;
+  mutable std::array<uint32_t, kFlCount> stale_bitmap_{};
+  mutable std::array<std::array<uint32_t, kSlCount>, kFlCount> heads_;
 
   std::array<Node*, kMaxRegions> segs_{};  // node area top of each region
   std::array<Region, kMaxRegions> regions_;

@@ -262,6 +262,20 @@ class Harness {
     TESSERA_FUZZ_CHECK(g_violations.count == violations_,
                        "%s: %d contract violations reported, expected %d",
                        when, g_violations.count, violations_);
+    // The largest free block is exact: the largest free block of a walk of
+    // the address chains.
+    uint64_t largest = 0;
+    arena_->WalkBlocks(nullptr, [&largest](const TlsfBlockInfo& block) {
+      if (block.state == TlsfBlockInfo::State::kFree && block.size > largest) {
+        largest = block.size;
+      }
+    });
+    TESSERA_FUZZ_CHECK(t.largest_free_block == largest,
+                       "%s: largest free block %llu, the address chains say "
+                       "%llu",
+                       when,
+                       static_cast<unsigned long long>(t.largest_free_block),
+                       static_cast<unsigned long long>(largest));
   }
 
   void UpdatePeak() {

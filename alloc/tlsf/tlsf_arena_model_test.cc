@@ -6,7 +6,8 @@
 // allocation number and verified before it is freed or resized; a shadow
 // interval map proves that no two live blocks overlap and that every pointer
 // honours its alignment; CheckIntegrity() runs after every operation; and the
-// arena's statistics are compared with the model.
+// arena's statistics are compared with the model (the largest free block
+// with the largest free block of a walk of the address chains).
 
 #include <algorithm>
 #include <cstdint>
@@ -33,6 +34,12 @@ struct ModelConfig {
   int operations;
   uint32_t quick_cache_depth = 0;
   size_t quick_cache_bytes = TlsfArenaOptions{}.quick_cache_bytes;
+  // Nonzero: sizes are uniform in [narrow_min, narrow_max] instead of
+  // log-uniform, so that the free blocks crowd a few wide size classes.
+  size_t narrow_min = 0;
+  size_t narrow_max = 0;
+  // Share of operations that allocate (percent); more keeps the arena full.
+  int alloc_percent = 45;
 };
 
 struct LiveBlock {
@@ -118,10 +125,27 @@ class TlsfArenaModelTest : public ::testing::TestWithParam<ModelConfig> {
   }
 
   size_t RandomSize() {
+    const ModelConfig& config = GetParam();
+    if (config.narrow_max != 0) {
+      return absl::Uniform<size_t>(absl::IntervalClosed, rng_,
+                                   config.narrow_min, config.narrow_max);
+    }
     // Log-uniform from 1 byte to 64 KiB, and sometimes zero.
     if (absl::Bernoulli(rng_, 0.02)) return 0;
     const int log = absl::Uniform(rng_, 0, 17);
     return absl::Uniform<size_t>(rng_, size_t{1} << log, size_t{2} << log);
+  }
+
+  // The largest block the address chains say is free (cached blocks are
+  // not free blocks), or 0.
+  uint64_t LargestFreeBlockByWalk() const {
+    uint64_t largest = 0;
+    arena_->WalkBlocks(nullptr, [&](const TlsfBlockInfo& block) {
+      if (block.state == TlsfBlockInfo::State::kFree) {
+        largest = std::max<uint64_t>(largest, block.size);
+      }
+    });
+    return largest;
   }
 
   auto RandomLive() {
@@ -146,11 +170,13 @@ TEST_P(TlsfArenaModelTest, RandomOperationsKeepEveryInvariant) {
   for (int op = 0; op < config.operations; ++op) {
     const int kind = absl::Uniform(rng_, 0, 100);
     std::string what;
-    if (kind < 45 || live_.empty()) {
+    const int allocs = config.alloc_percent;
+    if (kind < allocs || live_.empty()) {
       // Plain or aligned allocation.
       const size_t size = RandomSize();
       const size_t alignment =
-          kind < 33 ? 0 : size_t{1} << absl::Uniform(rng_, 0, 14);
+          kind < allocs * 3 / 4 ? 0
+                                : size_t{1} << absl::Uniform(rng_, 0, 14);
       what = "alloc " + std::to_string(size) + " align " +
              std::to_string(alignment);
       absl::StatusOr<Handle> h = arena_->Alloc(size, alignment);
@@ -165,7 +191,7 @@ TEST_P(TlsfArenaModelTest, RandomOperationsKeepEveryInvariant) {
             << what << ": " << h.status();
         ++failed_allocs;
       }
-    } else if (kind < 58) {
+    } else if (kind < allocs + 13) {
       // Realloc: contents up to the smaller size survive, alignment kept.
       auto it = RandomLive();
       LiveBlock block = it->second;
@@ -227,6 +253,10 @@ TEST_P(TlsfArenaModelTest, RandomOperationsKeepEveryInvariant) {
     ASSERT_EQ(stats.frees, frees_) << "op " << op;
     ASSERT_EQ(arena_->stats().reallocations, reallocations_) << "op " << op;
     ASSERT_LE(stats.largest_free_block, stats.free_bytes);
+    // The largest free block is exact: the largest free block of the
+    // address chains (walked independently of the lists and bitmaps).
+    ASSERT_EQ(stats.largest_free_block, LargestFreeBlockByWalk())
+        << "op " << op << " " << what;
     // One node per block, nothing leaked: metadata tracks the block count.
     ASSERT_EQ(stats.metadata_nodes_in_use,
               live_.size() + stats.free_blocks + stats.cached_blocks);
@@ -263,7 +293,13 @@ INSTANTIATE_TEST_SUITE_P(
                       ModelConfig{"default_cache", 512 << 10, 64, false, 6,
                                   3000, TlsfArenaOptions{}.quick_cache_depth},
                       ModelConfig{"cache_byte_limit", 512 << 10, 64, false, 7,
-                                  3000, 512, 16 << 10}),
+                                  3000, 512, 16 << 10},
+                      // Sizes of one class (8192-8447 bytes) and more
+                      // allocations than frees: the arena stays full, the
+                      // highest lists hold several blocks, and merges and
+                      // Realloc remove their heads (stale lists repaired).
+                      ModelConfig{"narrow_sizes", 512 << 10, 64, false, 8,
+                                  3000, 0, 0, 8192, 8447, 60}),
     [](const ::testing::TestParamInfo<ModelConfig>& info) {
       return std::string(info.param.name);
     });
