@@ -6,7 +6,9 @@
 // checked: the result dtype of every binary op for all 121 dtype pairs and
 // of every unary op for all 11 dtypes (or that both refuse), and a value
 // table with zero divisors, signed zeros, infinities, NaN and integer
-// extremes.
+// extremes (plus rows of finite floor_divide/remainder operands), evaluated
+// one element at a time (scalar tails) and as one row per op and dtype
+// (SIMD vectors).
 //
 // Exact, bit for bit (signed zeros included), except:
 //   * NumPy's float16 results (unary float functions of bool, int8, uint8)
@@ -22,8 +24,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -108,22 +112,23 @@ bool IsMath(const std::string& op) {
          op == "tanh" || op == "power";
 }
 
-// Checks `actual` (one element) against NumPy's `expected` text and dtype.
-void CheckValue(const Tensor& actual, const std::string& numpy_dtype,
-                const std::string& expected, const std::string& op,
-                const std::vector<std::string>& record) {
+// Checks element `index` of `actual` against NumPy's `expected` text and
+// dtype.
+void CheckValue(const Tensor& actual, size_t index,
+                const std::string& numpy_dtype, const std::string& expected,
+                const std::string& op, const std::vector<std::string>& record) {
   ASSERT_EQ(std::string(DTypeName(actual.dtype())), Expected(numpy_dtype))
       << Join(record);
   if (actual.dtype() == DType::kUInt64) {
-    EXPECT_EQ(actual.ToVector<uint64_t>()[0],
+    EXPECT_EQ(actual.ToVector<uint64_t>()[index],
               std::strtoull(expected.c_str(), nullptr, 10))
         << Join(record);
   } else if (!IsFloat(actual.dtype())) {
-    EXPECT_EQ(actual.ToVector<int64_t>()[0],
+    EXPECT_EQ(actual.ToVector<int64_t>()[index],
               std::strtoll(expected.c_str(), nullptr, 10))
         << Join(record);
   } else {
-    const double got = actual.ToVector<double>()[0];
+    const double got = actual.ToVector<double>()[index];
     const double want = std::strtod(expected.c_str(), nullptr);
     if (std::isnan(want)) {
       EXPECT_TRUE(std::isnan(got)) << Join(record) << " got " << got;
@@ -197,8 +202,63 @@ TEST(ElementwiseGoldenTest, BinaryValuesMatchNumPy) {
       continue;
     }
     ASSERT_TRUE(result.ok()) << Join(r) << result.status();
-    CheckValue(*result, r[6], r[7], r[2], r);
+    CheckValue(*result, 0, r[6], r[7], r[2], r);
   }
+}
+
+// The operands in field `column` of `records` as one 1-D tensor of `dtype`.
+Tensor RowTensor(const std::vector<const std::vector<std::string>*>& records,
+                 size_t column, DType dtype) {
+  if (dtype == DType::kUInt64) {
+    std::vector<uint64_t> values;
+    for (const auto* r : records) {
+      values.push_back(std::strtoull((*r)[column].c_str(), nullptr, 10));
+    }
+    return *FromVector(values);
+  }
+  if (IsFloat(dtype)) {
+    std::vector<double> values;  // float32 values widen exactly
+    for (const auto* r : records) {
+      values.push_back(std::strtod((*r)[column].c_str(), nullptr));
+    }
+    return *astype(*FromVector(values), dtype);
+  }
+  std::vector<int64_t> values;
+  for (const auto* r : records) {
+    values.push_back(std::strtoll((*r)[column].c_str(), nullptr, 10));
+  }
+  return *astype(*FromVector(values), dtype);
+}
+
+// The same records, each op and dtype's lines as one row: long enough that
+// whole vectors take the SIMD forms (floor_divide and remainder have rows of
+// finite operands for that), where one-element tensors only reach the scalar
+// tails. Ops that refuse some of the row's operands are left out.
+TEST(ElementwiseGoldenTest, BinaryValueRowsMatchNumPy) {
+  const auto records = ReadRecords("value binary");
+  std::map<std::pair<std::string, std::string>,
+           std::vector<const std::vector<std::string>*>>
+      rows;
+  for (const auto& r : records) {
+    ASSERT_EQ(r.size(), 8u) << Join(r);
+    rows[{r[2], r[3]}].push_back(&r);
+  }
+  int checked = 0;
+  for (const auto& [key, row] : rows) {
+    bool refused = false;
+    for (const auto* r : row) refused = refused || (*r)[6] == "error";
+    if (refused) continue;
+    const DType dtype = *DTypeFromName(key.second);
+    auto result = Binary(BinaryOpNamed(key.first), RowTensor(row, 4, dtype),
+                         RowTensor(row, 5, dtype));
+    ASSERT_TRUE(result.ok()) << key.first << " " << key.second << " "
+                             << result.status();
+    for (size_t i = 0; i < row.size(); ++i) {
+      CheckValue(*result, i, (*row[i])[6], (*row[i])[7], key.first, *row[i]);
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 40);
 }
 
 TEST(ElementwiseGoldenTest, UnaryValuesMatchNumPy) {
@@ -209,7 +269,7 @@ TEST(ElementwiseGoldenTest, UnaryValuesMatchNumPy) {
     const DType dtype = *DTypeFromName(r[3]);
     auto result = Unary(UnaryOpNamed(r[2]), ValueTensor(r[4], dtype));
     ASSERT_TRUE(result.ok()) << Join(r) << result.status();
-    CheckValue(*result, r[5], r[6], r[2], r);
+    CheckValue(*result, 0, r[5], r[6], r[2], r);
   }
 }
 

@@ -238,6 +238,233 @@ struct FminOp {
   }
 };
 
+// ---- floor_divide and remainder ----
+//
+// The scalar forms are NumPy's own: npy_divmod (npymath) for floats, so
+// results agree bit for bit including the signs of zeros and the inf/NaN
+// cases (tensor/testdata pins them); for integers, division rounding toward
+// minus infinity, 0 for a zero divisor (NumPy warns and gives 0) and
+// min // -1 wrapping to min.
+//
+// The vector forms give the same bits, by two exact shortcuts, each checked
+// per vector; a vector that fails its check takes the scalar form for all
+// of its lanes (ScalarLanes), as unary-inl.h does for contrib/math:
+//   * floats: npy_divmod starts from fmod(a, b), which Highway lacks. With q
+//     = trunc(a / b) rounded, a - q * b in one fused multiply-add is exact
+//     whenever it is representable, and it is fmod(a, b) exactly when it
+//     lies in [0, |b|) with a's sign (uniqueness of the truncated division;
+//     rounding is monotonic and a wrong q gives a nonzero result outside that
+//     range, which cannot round into it). Then npy_divmod's remaining steps
+//     are IEEE operations the vector repeats one for one. Lanes with a zero
+//     or non-finite operand, or a quotient too large for q to be exact (1e30
+//     / 3), fail the check. Only targets with a true FMA (AVX2 and up) have
+//     this form; SSE4's MulAdd rounds twice.
+//   * int32: floor(a / b) in float32 is the exact floor quotient when |a|
+//     and |b| are below 2^24 (the rounding error, below 2^-24 |a / b|, is
+//     less than the 1/|b| distance from a non-integer quotient to the next
+//     integer), and in float64 for any int32 (2^-53 * 2^31 / |b| < 1/|b|).
+//     The remainder is a - q * b, wrapping.
+// Other integer lanes use the scalar form (no SIMD integer division).
+
+// NumPy's npy_divmod: floor quotient and a remainder with the divisor's sign.
+template <typename T>
+HWY_INLINE T NumPyDivmod(T a, T b, T* modulus) {
+  T mod = std::fmod(a, b);
+  if (b == 0) {
+    *modulus = mod;
+    return a / b;
+  }
+  T div = (a - mod) / b;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= T(1);
+    }
+  } else {
+    mod = std::copysign(T(0), b);
+  }
+  T floordiv;
+  if (div != 0) {
+    floordiv = std::floor(div);
+    if (div - floordiv > T(0.5)) floordiv += T(1);
+  } else {
+    floordiv = std::copysign(T(0), a / b);
+  }
+  *modulus = mod;
+  return floordiv;
+}
+
+// Whether this target's MulAdd/NegMulAdd round once (x86: AVX2 and up).
+constexpr bool kExactFma = HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2;
+
+// int32 needs half vectors (HWY_SCALAR has one lane).
+template <typename T>
+constexpr bool kDivmodVector =
+    (kIsFloat<T> && kExactFma) ||
+    (std::is_same<T, int32_t>::value && HWY_TARGET != HWY_SCALAR);
+
+// Op's scalar form on every lane: the fallback of the vector forms above.
+template <class Op, class D, class V>
+HWY_NOINLINE V ScalarLanes(D d, V a, V b) {
+  using T = hn::TFromD<D>;
+  HWY_ALIGN T la[HWY_MAX_BYTES / sizeof(T)];
+  HWY_ALIGN T lb[HWY_MAX_BYTES / sizeof(T)];
+  hn::Store(a, d, la);
+  hn::Store(b, d, lb);
+  for (size_t i = 0; i < hn::Lanes(d); ++i) {
+    la[i] = Op::template Scalar<T>(la[i], lb[i]);
+  }
+  return hn::Load(d, la);
+}
+
+// npy_divmod on float lanes (see above). Returns false, with the outputs
+// unset, unless the fmod shortcut is exact in every lane.
+template <class D, class V>
+HWY_INLINE bool FloatDivmodVector(D d, V a, V b, V& floordiv, V& mod) {
+  using T = hn::TFromD<D>;
+  const V zero = hn::Zero(d);
+  const V sign_bit = hn::SignBit(d);
+  const V quotient = hn::Div(a, b);
+  const V r = hn::NegMulAdd(hn::Trunc(quotient), b, a);
+  // r with a's sign taken off: in [0, |b|) when r is fmod(a, b) (-0.0 too).
+  // NaN (zero or infinite operands) fails both compares.
+  const V r_from_a = hn::Xor(r, hn::And(a, sign_bit));
+  const auto exact =
+      hn::And(hn::Ge(r_from_a, zero), hn::Lt(r_from_a, hn::Abs(b)));
+  if (HWY_UNLIKELY(!hn::AllTrue(d, exact))) return false;
+  // npy_divmod from `mod = fmod(a, b)` on. r may be +0.0 where fmod gives
+  // -0.0; a zero mod is replaced below and a - (+-0) is a for nonzero a,
+  // so no result depends on that sign.
+  const V one = hn::Set(d, T(1));
+  V div = hn::Div(hn::Sub(a, r), b);
+  const auto mod_nonzero = hn::Ne(r, zero);
+  const auto adjust = hn::And(
+      mod_nonzero, hn::Xor(hn::Lt(b, zero), hn::Lt(r, zero)));
+  mod = hn::IfThenElse(adjust, hn::Add(r, b), r);
+  div = hn::IfThenElse(adjust, hn::Sub(div, one), div);
+  mod = hn::IfThenElse(mod_nonzero, mod, hn::And(b, sign_bit));
+  V snapped = hn::Floor(div);
+  snapped = hn::IfThenElse(hn::Gt(hn::Sub(div, snapped), hn::Set(d, T(0.5))),
+                           hn::Add(snapped, one), snapped);
+  floordiv = hn::IfThenElse(hn::Eq(div, zero), hn::And(quotient, sign_bit),
+                            snapped);
+  return true;
+}
+
+// floor(a / b) on int32 lanes, 0 where b is 0, min // -1 wrapped to min.
+template <class D, class V>
+HWY_INLINE V FloorQuotientInt32(D d, V a, V b) {
+  const hn::RebindToFloat<D> df;
+  const V zero = hn::Zero(d);
+  const auto b_zero = hn::Eq(b, zero);
+  // A divisor of 1 in place of 0 keeps every quotient finite (the lane is
+  // zeroed at the end).
+  const V divisor = hn::IfThenElse(b_zero, hn::Set(d, 1), b);
+  const auto fa = hn::ConvertTo(df, a);
+  const auto fb = hn::ConvertTo(df, divisor);
+  V q;
+  // Conversions round monotonically, so |x| >= 2^24 stays >= 2^24.
+  const auto small = hn::Lt(hn::Max(hn::Abs(fa), hn::Abs(fb)),
+                            hn::Set(df, 16777216.0f));
+  if (HWY_LIKELY(hn::AllTrue(df, small))) {
+    q = hn::ConvertTo(d, hn::Floor(hn::Div(fa, fb)));
+  } else {
+#if HWY_TARGET == HWY_SCALAR
+    HWY_ABORT("int32 floor quotient has no vector form on HWY_SCALAR");
+#else
+    const hn::Half<D> dh;
+    const hn::Repartition<double, D> dd;
+    const auto floor_half = [&](auto x, auto y) {
+      return hn::DemoteTo(dh, hn::Floor(hn::Div(hn::PromoteTo(dd, x),
+                                                hn::PromoteTo(dd, y))));
+    };
+    // min / -1 = 2^31 saturates here; the -1 lanes are redone below.
+    q = hn::Combine(
+        d, floor_half(hn::UpperHalf(dh, a), hn::UpperHalf(dh, divisor)),
+        floor_half(hn::LowerHalf(dh, a), hn::LowerHalf(dh, divisor)));
+#endif
+  }
+  q = hn::IfThenElse(hn::Eq(b, hn::Set(d, -1)), hn::Sub(zero, a), q);
+  return hn::IfThenZeroElse(b_zero, q);
+}
+
+struct FloorDivideOp {
+  template <typename T>
+  static constexpr bool kVector = kDivmodVector<T>;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      if (b == 0) return a / b;
+      T mod;
+      return NumPyDivmod(a, b, &mod);
+    } else {
+      if (b == 0) return T(0);
+      if constexpr (std::is_signed<T>::value) {
+        // min / -1 overflows: wrap like NumPy (the negation wraps to min).
+        if (b == T(-1)) {
+          using U = std::make_unsigned_t<T>;
+          return static_cast<T>(U(0) - static_cast<U>(a));
+        }
+        T q = static_cast<T>(a / b);
+        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+        return q;
+      } else {
+        return static_cast<T>(a / b);
+      }
+    }
+  }
+  template <class D, class V>
+  static V Vector(D d, V a, V b) {
+    if constexpr (kIsFloat<hn::TFromD<D>>) {
+      V floordiv, mod;
+      if (HWY_UNLIKELY(!FloatDivmodVector(d, a, b, floordiv, mod))) {
+        return ScalarLanes<FloorDivideOp>(d, a, b);
+      }
+      return floordiv;
+    } else {
+      return FloorQuotientInt32(d, a, b);
+    }
+  }
+};
+
+struct RemainderOp {
+  template <typename T>
+  static constexpr bool kVector = kDivmodVector<T>;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      if (b == 0) return std::fmod(a, b);
+      T mod;
+      NumPyDivmod(a, b, &mod);
+      return mod;
+    } else {
+      if (b == 0) return T(0);
+      if constexpr (std::is_signed<T>::value) {
+        if (b == T(-1)) return T(0);  // min % -1 would trap
+        T r = static_cast<T>(a % b);
+        if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+        return r;
+      } else {
+        return static_cast<T>(a % b);
+      }
+    }
+  }
+  template <class D, class V>
+  static V Vector(D d, V a, V b) {
+    if constexpr (kIsFloat<hn::TFromD<D>>) {
+      V floordiv, mod;
+      if (HWY_UNLIKELY(!FloatDivmodVector(d, a, b, floordiv, mod))) {
+        return ScalarLanes<RemainderOp>(d, a, b);
+      }
+      return mod;
+    } else {
+      // a - q * b wraps to 0 for min % -1; a zero divisor gives 0.
+      const V r = hn::Sub(a, hn::Mul(FloorQuotientInt32(d, a, b), b));
+      return hn::IfThenZeroElse(hn::Eq(b, hn::Zero(d)), r);
+    }
+  }
+};
+
 // Marks an op defined for integer (and bool) lanes only: the dispatcher
 // instantiates nothing else for it.
 struct IntegerOnlyOp {};

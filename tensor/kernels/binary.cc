@@ -113,6 +113,10 @@ void BinaryRowImpl(BinaryOp op, DType dtype, const void* a, int64_t sa,
       return RowForOp<FmaxOp>(dtype, pa, sa, pb, sb, po, so, n);
     case BinaryOp::kFmin:
       return RowForOp<FminOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kFloorDivide:
+      return RowForOp<FloorDivideOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kRemainder:
+      return RowForOp<RemainderOp>(dtype, pa, sa, pb, sb, po, so, n);
     case BinaryOp::kBitwiseAnd:
       return RowForOp<BitwiseAndOp>(dtype, pa, sa, pb, sb, po, so, n);
     case BinaryOp::kBitwiseOr:
@@ -247,8 +251,6 @@ void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
     case BinaryOp::kLogicalAnd: op = BinaryOp::kBitwiseAnd; break;
     case BinaryOp::kLogicalOr: op = BinaryOp::kBitwiseOr; break;
     case BinaryOp::kLogicalXor: op = BinaryOp::kBitwiseXor; break;
-    case BinaryOp::kFloorDivide:
-    case BinaryOp::kRemainder:
     case BinaryOp::kPower:
       return ScalarBinaryRow(op, dtype, a, a_stride, b, b_stride, out,
                              out_stride, n);

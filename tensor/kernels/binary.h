@@ -22,9 +22,10 @@
 // integer exponents of power. Integer arithmetic wraps; integer floor_divide
 // and remainder by zero give 0, as NumPy's do.
 //
-// Add, subtract, multiply, divide, maximum, minimum, fmax, fmin, the bitwise
-// ops and the comparisons have Highway kernels (binary-inl.h); floor_divide,
-// remainder and power are plain C++ loops (binary_scalar.cc).
+// Every op but power has a Highway kernel (binary-inl.h): floor_divide and
+// remainder of float32/float64 (on targets with FMA) and int32 take vector
+// forms checked exact per vector, other integers NumPy's scalar formulas.
+// power is a plain C++ loop (binary_scalar.cc).
 
 #ifndef TESSERA_TENSOR_KERNELS_BINARY_H_
 #define TESSERA_TENSOR_KERNELS_BINARY_H_
@@ -91,8 +92,8 @@ void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
 bool BinaryContiguousStreaming(BinaryOp op, DType dtype, const void* a,
                                const void* b, void* out, int64_t n);
 
-// The plain C++ row loop of floor_divide, remainder and power (BinaryRow
-// calls it).
+// The plain C++ row loop of power (BinaryRow calls it); floor_divide and
+// remainder given here go to BinaryRow.
 void ScalarBinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                      const void* b, int64_t b_stride, void* out,
                      int64_t out_stride, int64_t n);

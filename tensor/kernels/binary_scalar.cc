@@ -1,13 +1,8 @@
 // Copyright 2026 The Tessera Authors.
 //
-// floor_divide, remainder and power as plain C++ row loops (see binary.h).
-// They are compiled once, not per SIMD target: integer division has no SIMD
-// instruction, power is a loop per element, and the float forms follow
-// NumPy's npy_divmod (fmod and floor) step by step.
-//
-// The float formulas are NumPy's own (npy_divmod in npymath), so results
-// agree bit for bit, including the signs of zeros and the inf/NaN cases
-// (tensor/testdata/elementwise_values.txt pins them).
+// power as a plain C++ row loop (see binary.h), compiled once, not per SIMD
+// target: float power is libm's pow (NumPy's loop calls it too, and no
+// vector form would round the same), integer power a loop per element.
 
 #include <cmath>
 #include <cstdint>
@@ -30,77 +25,6 @@ T Load(const char* p) {
 template <typename T>
 void Store(T v, char* p) {
   std::memcpy(p, &v, sizeof(T));
-}
-
-// NumPy's npy_divmod: floor quotient and a remainder with the divisor's sign.
-template <typename T>
-T FloatDivmod(T a, T b, T* modulus) {
-  T mod = std::fmod(a, b);
-  if (b == 0) {
-    *modulus = mod;
-    return a / b;
-  }
-  T div = (a - mod) / b;
-  if (mod != 0) {
-    if ((b < 0) != (mod < 0)) {
-      mod += b;
-      div -= T(1);
-    }
-  } else {
-    mod = std::copysign(T(0), b);
-  }
-  T floordiv;
-  if (div != 0) {
-    floordiv = std::floor(div);
-    if (div - floordiv > T(0.5)) floordiv += T(1);
-  } else {
-    floordiv = std::copysign(T(0), a / b);
-  }
-  *modulus = mod;
-  return floordiv;
-}
-
-template <typename T>
-T FloorDivide(T a, T b) {
-  if constexpr (std::is_floating_point<T>::value) {
-    if (b == 0) return a / b;
-    T mod;
-    return FloatDivmod(a, b, &mod);
-  } else {
-    if (b == 0) return T(0);  // NumPy: 0 (with a divide-by-zero warning)
-    if constexpr (std::is_signed<T>::value) {
-      // min / -1 overflows: wrap like NumPy (the negation wraps to min).
-      if (b == T(-1)) {
-        using U = std::make_unsigned_t<T>;
-        return static_cast<T>(U(0) - static_cast<U>(a));
-      }
-      T q = static_cast<T>(a / b);
-      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-      return q;
-    } else {
-      return static_cast<T>(a / b);
-    }
-  }
-}
-
-template <typename T>
-T Remainder(T a, T b) {
-  if constexpr (std::is_floating_point<T>::value) {
-    if (b == 0) return std::fmod(a, b);
-    T mod;
-    FloatDivmod(a, b, &mod);
-    return mod;
-  } else {
-    if (b == 0) return T(0);
-    if constexpr (std::is_signed<T>::value) {
-      if (b == T(-1)) return T(0);  // min % -1 would trap
-      T r = static_cast<T>(a % b);
-      if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
-      return r;
-    } else {
-      return static_cast<T>(a % b);
-    }
-  }
 }
 
 // Integer power by squaring, wrapping modulo 2^bits as NumPy's loop does.
@@ -147,10 +71,6 @@ void TypedRow(BinaryOp op, const char* a, int64_t sa, const char* b,
               int64_t sb, char* out, int64_t so, int64_t n) {
   if constexpr (!std::is_same<T, bool>::value) {
     switch (op) {
-      case BinaryOp::kFloorDivide:
-        return Row<T>(a, sa, b, sb, out, so, n, FloorDivide<T>);
-      case BinaryOp::kRemainder:
-        return Row<T>(a, sa, b, sb, out, so, n, Remainder<T>);
       case BinaryOp::kPower:
         return Row<T>(a, sa, b, sb, out, so, n, Power<T>);
       default:
@@ -164,6 +84,10 @@ void TypedRow(BinaryOp op, const char* a, int64_t sa, const char* b,
 void ScalarBinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                      const void* b, int64_t b_stride, void* out,
                      int64_t out_stride, int64_t n) {
+  if (op == BinaryOp::kFloorDivide || op == BinaryOp::kRemainder) {
+    // Highway kernels now (binary-inl.h); same results.
+    return BinaryRow(op, dtype, a, a_stride, b, b_stride, out, out_stride, n);
+  }
   VisitDType(dtype, [&](auto zero) {
     using T = decltype(zero);
     TypedRow<T>(op, static_cast<const char*>(a), a_stride,

@@ -274,6 +274,161 @@ void TestBinaryKernelsMatchScalarReference() {
   CheckAllOps<double>(rng);
 }
 
+// NumPy's floor_divide and remainder, written out from its definitions:
+// npy_divmod (npymath) for floats, Python's // and % (computed in 128 bits)
+// for integers, where a zero divisor gives 0 and min // -1 wraps.
+template <typename T>
+T DivmodReference(BinaryOp op, T a, T b) {
+  const bool floor_divide = op == BinaryOp::kFloorDivide;
+  if constexpr (std::is_floating_point<T>::value) {
+    T mod = std::fmod(a, b);
+    if (b == 0) return floor_divide ? a / b : mod;
+    T div = (a - mod) / b;
+    if (mod != 0) {
+      if ((b < 0) != (mod < 0)) {
+        mod += b;
+        div -= 1;
+      }
+    } else {
+      mod = std::copysign(T(0), b);
+    }
+    if (!floor_divide) return mod;
+    if (div == 0) return std::copysign(T(0), a / b);
+    T floordiv = std::floor(div);
+    if (div - floordiv > T(0.5)) floordiv += 1;
+    return floordiv;
+  } else {
+    const __int128 x = a, y = b;
+    if (y == 0) return T(0);
+    __int128 q = x / y;
+    if (q * y != x && ((x < 0) != (y < 0))) --q;
+    const __int128 r = x - q * y;
+    return static_cast<T>(static_cast<uint64_t>(floor_divide ? q : r));
+  }
+}
+
+// Equal bits up to the NaN payload: the sign of a zero counts.
+template <typename T>
+bool SameBits(T expected, T actual) {
+  if constexpr (std::is_floating_point<T>::value) {
+    if (std::isnan(expected)) return std::isnan(actual);
+    return expected == actual &&
+           std::signbit(expected) == std::signbit(actual);
+  }
+  return expected == actual;
+}
+
+// With `plain`, values whose vectors take the vector form: integral values
+// (exact multiples, zero remainders), fractions and uniform ones. Otherwise
+// also wide magnitudes (quotients beyond the mantissa, where fmod matters)
+// and special values (NaN, infinities, zeros of both signs, subnormals, the
+// extremes), which send most vectors to the scalar form.
+template <typename T>
+T DivmodValue(bool plain, std::mt19937_64& rng) {
+  using L = std::numeric_limits<T>;
+  if constexpr (std::is_floating_point<T>::value) {
+    const T specials[] = {L::quiet_NaN(), L::infinity(), -L::infinity(),
+                          T(0),           T(-0.0),       L::denorm_min(),
+                          -L::min(),      L::max(),      -L::max()};
+    const uint64_t pick = rng() % 64;
+    if (!plain && pick < sizeof(specials) / sizeof(specials[0])) {
+      return specials[pick];
+    }
+    const T sign = rng() % 2 ? T(1) : T(-1);
+    switch (rng() % (plain ? 3 : 4)) {
+      case 0: return sign * static_cast<T>(rng() % 41);
+      case 1: return sign * static_cast<T>(rng() % 1000) / T(10);
+      case 2: {
+        std::uniform_real_distribution<double> dist(-100.0, 100.0);
+        return static_cast<T>(dist(rng));
+      }
+      default: {
+        std::uniform_real_distribution<double> dist(1.0, 2.0);
+        return sign * std::ldexp(static_cast<T>(dist(rng)),
+                                 static_cast<int>(rng() % 100) - 50);
+      }
+    }
+  } else {
+    // Small operands (int32: the float32 shortcut); otherwise also
+    // full-range ones (the float64 one), zero, -1 and the minimum.
+    switch (plain ? 7 : rng() % 8) {
+      case 0: return T(0);
+      case 1: return static_cast<T>(-1);
+      case 2: return L::min();
+      case 3:
+      case 4: return static_cast<T>(rng());
+      default: return static_cast<T>(static_cast<int64_t>(rng() % 201) - 100);
+    }
+  }
+}
+
+// One row of n operand pairs through every path: contiguous, scalar right
+// and left, strided (negative input stride, every other output), in place.
+template <typename T>
+void CheckDivmodRow(BinaryOp op, size_t n, bool plain, std::mt19937_64& rng) {
+  constexpr int64_t k = sizeof(T);
+  std::vector<T> a(n), b(n), out(n), wide(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = DivmodValue<T>(plain, rng);
+    b[i] = DivmodValue<T>(plain, rng);
+  }
+  auto bytes = [](auto& v) { return reinterpret_cast<char*>(v.data()); };
+  const int64_t len = static_cast<int64_t>(n);
+  auto row = [&](const char* x, int64_t sx, const char* y, int64_t sy,
+                 char* o, int64_t so) {
+    BinaryRowImpl(op, kDTypeOf<T>, x, sx, y, sy, o, so, len);
+  };
+  auto check = [&](const char* path, auto a_at, auto b_at, const T* got,
+                   size_t step) {
+    for (size_t i = 0; i < n; ++i) {
+      const T x = a_at(i), y = b_at(i);
+      const T want = DivmodReference(op, x, y);
+      ASSERT_TRUE(SameBits(want, got[i * step]))
+          << BinaryOpName(op) << " " << path << " n=" << n << " i=" << i
+          << ": " << +x << ", " << +y << " gave " << +got[i * step]
+          << ", want " << +want;
+    }
+  };
+  auto a_i = [&](size_t i) { return a[i]; };
+  auto b_i = [&](size_t i) { return b[i]; };
+  row(bytes(a), k, bytes(b), k, bytes(out), k);
+  check("contiguous", a_i, b_i, out.data(), 1);
+  if (n == 0) return;
+  row(bytes(a), k, bytes(b), 0, bytes(out), k);
+  check("scalar right", a_i, [&](size_t) { return b[0]; }, out.data(), 1);
+  row(bytes(a), 0, bytes(b), k, bytes(out), k);
+  check("scalar left", [&](size_t) { return a[0]; }, b_i, out.data(), 1);
+  row(bytes(a) + (len - 1) * k, -k, bytes(b), k, bytes(wide), 2 * k);
+  check("strided", [&](size_t i) { return a[n - 1 - i]; }, b_i, wide.data(),
+        2);
+  const std::vector<T> a0 = a;
+  row(bytes(a), k, bytes(b), k, bytes(a), k);
+  check("in place", [&](size_t i) { return a0[i]; }, b_i, a.data(), 1);
+}
+
+template <typename T>
+void CheckDivmod(BinaryOp op, std::mt19937_64& rng) {
+  for (size_t n : kLengths) {
+    CheckDivmodRow<T>(op, n, /*plain=*/true, rng);
+    CheckDivmodRow<T>(op, n, /*plain=*/false, rng);
+  }
+}
+
+void TestFloorDivideRemainderMatchNumPy() {
+  std::mt19937_64 rng(2024);
+  for (BinaryOp op : {BinaryOp::kFloorDivide, BinaryOp::kRemainder}) {
+    CheckDivmod<float>(op, rng);
+    CheckDivmod<double>(op, rng);
+    CheckDivmod<int8_t>(op, rng);
+    CheckDivmod<int16_t>(op, rng);
+    CheckDivmod<int32_t>(op, rng);
+    CheckDivmod<int64_t>(op, rng);
+    CheckDivmod<uint8_t>(op, rng);
+    CheckDivmod<uint32_t>(op, rng);
+    CheckDivmod<uint64_t>(op, rng);
+  }
+}
+
 // NaN in either operand wins, in every lane position (x86 max/min alone
 // would return the second operand).
 void TestMaximumMinimumPropagateNaNInEveryLane() {
@@ -372,6 +527,7 @@ HWY_EXPORT_AND_TEST_P(BinaryKernelTest,
                       TestMaximumMinimumPropagateNaNInEveryLane);
 HWY_EXPORT_AND_TEST_P(BinaryKernelTest, TestFmaxFminIgnoreNaNInEveryLane);
 HWY_EXPORT_AND_TEST_P(BinaryKernelTest, TestComparisonsMatchScalarReference);
+HWY_EXPORT_AND_TEST_P(BinaryKernelTest, TestFloorDivideRemainderMatchNumPy);
 HWY_EXPORT_AND_TEST_P(BinaryKernelTest,
                       TestStreamingStoresMatchScalarReference);
 HWY_EXPORT_AND_TEST_P(BinaryKernelTest,

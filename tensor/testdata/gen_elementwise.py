@@ -46,6 +46,47 @@ FLOAT_VALUE_OPS = ["divide", "floor_divide", "remainder", "power", "maximum",
 INT_VALUE_OPS = ["floor_divide", "remainder", "power", "maximum",
                  "bitwise_and", "bitwise_xor"]
 UNARY_FLOAT_VALUES = FLOAT_VALUES + [1.0, 1e-300, 100.0, 800.0, 1e5]
+# Finite operands for floor_divide and remainder, appended to their value
+# lines: elementwise_golden_test.cc also evaluates each op and dtype's lines
+# as one row, and these fill whole SIMD vectors (the special values above
+# send theirs to the scalar form).
+DIVMOD_ROW_DTYPES = ["float32", "float64", "int32"]
+
+
+def divmod_row(dtype):
+    """Operand pairs: for floats, integral values, tenths, exact multiples
+    and their neighbours (remainders of zero and of one ulp), and quotients
+    far beyond the mantissa (where fmod matters); for int32, small and
+    full-range values, zero divisors and min // -1."""
+    rng = np.random.default_rng(5)
+    sign = lambda n: rng.choice([-1, 1], n)
+    if dtype.kind == "f":
+        small_b = (sign(96) * rng.integers(1, 10, 96)).astype(dtype)
+        tenth_b = (sign(32) * rng.integers(1, 100, 32) / 10).astype(dtype)
+        b = np.concatenate([small_b, tenth_b, small_b[:64]])
+        k = rng.integers(-1000, 1000, 64).astype(dtype)
+        multiples = (k * b[:64]).astype(dtype)
+        a = np.concatenate([
+            (sign(32) * rng.integers(0, 61, 32)).astype(dtype),
+            (sign(32) * rng.integers(0, 1000, 32) / 10).astype(dtype),
+            multiples[:32],
+            np.nextafter(multiples[32:48], dtype.type(np.inf)),
+            np.nextafter(multiples[48:64], dtype.type(-np.inf)),
+            (sign(64) * rng.uniform(1, 2, 64)
+             * 2.0 ** rng.integers(-20, 100, 64)).astype(dtype),
+        ])
+    else:
+        b = np.concatenate([
+            rng.integers(-20, 21, 96),
+            rng.integers(-2**31, 2**31, 32),
+            [-1, -1, 0, 0, 7, -7, 1, -2**31],
+        ]).astype(dtype)
+        a = np.concatenate([
+            rng.integers(-1000, 1001, 64),
+            rng.integers(-2**31, 2**31, 64),
+            [-2**31, 2**31 - 1, 5, -5, -2**31, 2**31 - 1, -2**31, -2**31],
+        ]).astype(dtype)
+    return list(zip(a.tolist(), b.tolist()))
 
 
 def fmt(value, dtype):
@@ -93,6 +134,13 @@ def main():
                         continue
                     print("value binary", op, dtype_name, fmt(x, dtype),
                           fmt(y, dtype), r.dtype.name, fmt(r[0], r.dtype))
+                if op in ("floor_divide", "remainder") and \
+                        dtype_name in DIVMOD_ROW_DTYPES:
+                    for x, y in divmod_row(dtype):
+                        r = fn(np.array([x], dtype), np.array([y], dtype))
+                        print("value binary", op, dtype_name, fmt(x, dtype),
+                              fmt(y, dtype), r.dtype.name,
+                              fmt(r[0], r.dtype))
         for dtype_name in ["float32", "float64", "int8", "uint8", "int64"]:
             dtype = np.dtype(dtype_name)
             values = (UNARY_FLOAT_VALUES if dtype.kind == "f"
