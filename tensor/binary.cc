@@ -222,6 +222,18 @@ bool IsSimpleContiguous(BinaryOp op, const Tensor& a, const Tensor& b) {
          KeepsDType(op, a.dtype());
 }
 
+// The same for comparisons into an existing bool `out` (no promotion: one
+// input dtype), which must not overlap the inputs: the bool result's bytes
+// are narrower than the elements they are computed from.
+bool IsSimpleComparison(BinaryOp op, const Tensor& a, const Tensor& b,
+                        const Tensor& out) {
+  return IsComparison(op) && a.dtype() == b.dtype() &&
+         out.dtype() == DType::kBool && a.c_contiguous() &&
+         b.c_contiguous() && out.c_contiguous() && a.shape() == b.shape() &&
+         out.shape() == a.shape() && !MayShareMemory(a, out) &&
+         !MayShareMemory(b, out);
+}
+
 }  // namespace
 
 absl::StatusOr<DType> BinaryResultType(BinaryOp op, DType a, DType b) {
@@ -283,6 +295,14 @@ absl::Status BinaryInto(BinaryOp op, const Tensor& a, const Tensor& b,
     if (out.size() > 0) {
       internal::ContiguousBinary(op, a.dtype(), a.data(), b.data(),
                                  out.mutable_data(), out.size());
+    }
+    return absl::OkStatus();
+  }
+  if (IsSimpleComparison(op, a, b, out)) {
+    if (out.size() > 0) {
+      const int64_t size = static_cast<int64_t>(a.itemsize());
+      kernels::BinaryRow(op, a.dtype(), a.data(), size, b.data(), size,
+                         out.mutable_data(), 1, out.size());
     }
     return absl::OkStatus();
   }

@@ -201,6 +201,31 @@ TEST(BinaryOutTest, WritesIntoAnExistingTensor) {
               ElementsAre(1, 2, 3, 4, 5, 1, 2, 3, 4, 5));
 }
 
+// Contiguous same-shape operands compare straight into the bool output;
+// one that is an operand (bool in place) takes the general path.
+TEST(BinaryOutTest, ComparisonsIntoBoolOutputMatchAllocatingForm) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> xs(70), ys(70);
+  for (int i = 0; i < 70; ++i) {
+    xs[i] = i % 9 == 0 ? nan : static_cast<float>(i % 7) - 3;
+    ys[i] = static_cast<float>(i % 5) - 2;
+  }
+  auto a = reshape(*FromVector(xs), {7, 10});
+  auto b = reshape(*FromVector(ys), {7, 10});
+  auto out = empty({7, 10}, DType::kBool);
+  for (BinaryOp op : {BinaryOp::kEqual, BinaryOp::kNotEqual, BinaryOp::kLess,
+                      BinaryOp::kLessEqual, BinaryOp::kGreater,
+                      BinaryOp::kGreaterEqual}) {
+    ASSERT_TRUE(BinaryInto(op, *a, *b, *out).ok()) << BinaryOpName(op);
+    EXPECT_EQ(out->ToVector<int>(), Binary(op, *a, *b)->ToVector<int>())
+        << BinaryOpName(op);
+  }
+  auto m = FromVector<bool>({false, true, false, true});
+  auto n = FromVector<bool>({false, false, true, true});
+  ASSERT_TRUE(less(*m, *n, *m).ok());
+  EXPECT_THAT(m->ToVector<int>(), ElementsAre(0, 0, 1, 0));
+}
+
 TEST(BinaryOutTest, InPlaceAndOverlappingOutputsAreCorrect) {
   auto a = arange(6, DType::kInt32);
   ASSERT_TRUE(add(*a, *a, *a).ok());  // a += a
