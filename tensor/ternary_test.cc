@@ -67,6 +67,32 @@ TEST(WhereTest, OutFormsAndOverlap) {
   EXPECT_THAT(wide->ToVector<double>(), ElementsAre(5, 4, 3, 3, 4, 5));
 }
 
+// Long contiguous rows (the vectorised loop and its tail) of every element
+// size, with a tensor and with a scalar `y`, and in place.
+TEST(WhereTest, ContiguousRowsSelectElementwise) {
+  const int64_t n = 1003;
+  std::vector<bool> flags(n);
+  for (int64_t i = 0; i < n; ++i) flags[i] = (i * 7919) % 3 == 0;
+  auto cond = FromVector<bool>(flags);
+  for (DType dtype : {DType::kInt8, DType::kInt16, DType::kFloat32,
+                      DType::kFloat64}) {
+    auto x = arange(0, n, 1, dtype);
+    auto y = arange(-n, 0, 1, dtype);
+    auto both = where(*cond, *x, *y);
+    auto scalar = where(*cond, *x, -1);
+    ASSERT_TRUE(both.ok() && scalar.ok()) << DTypeName(dtype);
+    const auto got = both->ToVector<double>();
+    const auto got_scalar = scalar->ToVector<double>();
+    const auto xs = x->ToVector<double>(), ys = y->ToVector<double>();
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(got[i], flags[i] ? xs[i] : ys[i]) << DTypeName(dtype) << i;
+      ASSERT_EQ(got_scalar[i], flags[i] ? xs[i] : -1) << DTypeName(dtype) << i;
+    }
+    ASSERT_TRUE(where(*cond, *x, *y, *y).ok());  // out is y
+    EXPECT_EQ(y->ToVector<double>(), got) << DTypeName(dtype);
+  }
+}
+
 TEST(WhereTest, ErrorsNameShapesAndDTypes) {
   auto r = where(*zeros({2, 3}), *zeros({4}), *zeros({1}));
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
