@@ -7,15 +7,9 @@
 namespace tessera {
 namespace {
 
-struct DTypeInfo {
-  absl::string_view name;
-  size_t size;
-};
-
-constexpr DTypeInfo kInfo[kNumDTypes] = {
-    {"bool", 1},   {"int8", 1},    {"int16", 2},   {"int32", 4},
-    {"int64", 8},  {"uint8", 1},   {"uint16", 2},  {"uint32", 4},
-    {"uint64", 8}, {"float32", 4}, {"float64", 8},
+constexpr absl::string_view kNames[kNumDTypes] = {
+    "bool",   "int8",   "int16",   "int32",   "int64",  "uint8",
+    "uint16", "uint32", "uint64", "float32", "float64",
 };
 
 int Index(DType d) { return static_cast<int>(d); }
@@ -31,9 +25,7 @@ DType SignedOfSize(size_t size) {
 
 }  // namespace
 
-size_t DTypeSize(DType dtype) { return kInfo[Index(dtype)].size; }
-
-absl::string_view DTypeName(DType dtype) { return kInfo[Index(dtype)].name; }
+absl::string_view DTypeName(DType dtype) { return kNames[Index(dtype)]; }
 
 absl::StatusOr<DType> DTypeFromName(absl::string_view name) {
   for (DType d : kAllDTypes) {

@@ -55,8 +55,11 @@ inline constexpr DType kAllDTypes[kNumDTypes] = {
     DType::kUInt64, DType::kFloat32, DType::kFloat64,
 };
 
-// Bytes per element (NumPy's itemsize).
-size_t DTypeSize(DType dtype);
+// Bytes per element (NumPy's itemsize). Inline: every tensor operation asks.
+inline size_t DTypeSize(DType dtype) {
+  constexpr uint8_t kSizes[kNumDTypes] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
+  return kSizes[static_cast<int>(dtype)];
+}
 
 // NumPy's name: "bool", "int8", ..., "uint64", "float32", "float64".
 absl::string_view DTypeName(DType dtype);

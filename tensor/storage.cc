@@ -9,6 +9,7 @@
 #include "alloc/default_allocator.h"
 #include "alloc/pool/buffer_cache.h"
 #include "alloc/system/system_allocator.h"
+#include "tensor/internal/small_block_cache.h"
 
 namespace tessera {
 
@@ -38,20 +39,36 @@ BufferCache& Cache() {
   return *cache;
 }
 
+internal::SmallBlockCache& SmallCache() {
+  // Never destroyed, like Cache(); threads return their blocks as they exit.
+  static internal::SmallBlockCache* cache =
+      new internal::SmallBlockCache(GlobalMallocAllocator());
+  return *cache;
+}
+
+// The largest data size whose storage block (header and cache-line spare
+// included, see Storage::Allocate) the small block cache serves.
+constexpr size_t kSmallCachedMaxBytes =
+    internal::SmallBlockCache::kMaxBlockBytes - Storage::kHeaderBytes -
+    (Storage::kLargeAlignment - kDefaultAlignment);
+
 }  // namespace
 
 Allocator& TensorBufferCache() { return Cache(); }
 
-size_t ReleaseTensorBufferCache() { return Cache().Release(); }
+Allocator& TensorSmallBlockCache() { return SmallCache(); }
+
+size_t ReleaseTensorBufferCache() {
+  return Cache().Release() + SmallCache().ReleaseCallingThread();
+}
 
 Allocator& StorageAllocatorFor(Allocator* allocator, size_t bytes,
                                bool zeroed) {
   if (allocator != nullptr) return *allocator;
   Allocator& fallback = DefaultAllocator();
-  if (zeroed || bytes < kCachedMinBytes ||
-      &fallback != &GlobalMallocAllocator()) {
-    return fallback;
-  }
+  if (&fallback != &GlobalMallocAllocator()) return fallback;
+  if (bytes <= kSmallCachedMaxBytes) return SmallCache();
+  if (zeroed || bytes < kCachedMinBytes) return fallback;
   return Cache();
 }
 

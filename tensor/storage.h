@@ -47,6 +47,16 @@
 // path: calloc's lazily mapped zero pages are cheaper than clearing a reused
 // buffer.
 //
+// Default backing of small tensors: under the same condition, owned storage
+// whose block (header included) is at most 16 KiB, zeroed or not, comes from
+// a process-wide internal::SmallBlockCache over the malloc allocator
+// (tensor/internal/small_block_cache.h): per-thread lists of freed blocks,
+// at most 8 per 256-byte size class and 256 KiB per thread, returned to
+// malloc when the thread exits or by `ReleaseTensorBufferCache` (the calling
+// thread's). It saves the malloc/free pair of a 1e3-element tensor, whose
+// 4 KiB block is above glibc's own per-thread cache, as NumPy's small-buffer
+// cache does.
+//
 // Bad input: a size that overflows with the header returns InvalidArgument;
 // an allocator that returns nullptr gives ResourceExhausted naming the bytes
 // and the allocator, with nothing allocated.
@@ -145,14 +155,20 @@ inline constexpr size_t kCachedMinBytes = size_t{64} << 10;
 // on first use, never destroyed.
 Allocator& TensorBufferCache();
 
-// Unmaps the idle buffers of `TensorBufferCache()`; returns their bytes.
+// Unmaps the idle buffers of `TensorBufferCache()` and returns the calling
+// thread's idle small blocks to malloc; returns their bytes.
 size_t ReleaseTensorBufferCache();
 
+// The allocator behind the default storage of small tensors (see the file
+// comment). Created on first use, never destroyed.
+Allocator& TensorSmallBlockCache();
+
 // The allocator owned storage of `bytes` data bytes comes from: `allocator`
-// when given; otherwise `TensorBufferCache()` for uninitialised storage of at
-// least kCachedMinBytes while the thread's default allocator is the
-// process-wide malloc one (no ScopedDefaultAllocator active), else
-// `DefaultAllocator()`.
+// when given; otherwise, while the thread's default allocator is the
+// process-wide malloc one (no ScopedDefaultAllocator active),
+// `TensorSmallBlockCache()` for storage whose block is at most 16 KiB and
+// `TensorBufferCache()` for uninitialised storage of at least
+// kCachedMinBytes; else `DefaultAllocator()`.
 Allocator& StorageAllocatorFor(Allocator* allocator, size_t bytes,
                                bool zeroed);
 

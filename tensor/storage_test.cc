@@ -60,6 +60,30 @@ TEST(StorageBackingTest, SmallAndZeroedTensorsUseTheDefaultAllocator) {
   EXPECT_THAT(z->ToVector<float>(), ::testing::Each(0.0f));
 }
 
+TEST(StorageBackingTest, SmallDefaultTensorsReuseBlocksOfTheirThread) {
+  const void* first_data;
+  {
+    auto t = full({1000}, 7.0f, DType::kFloat32);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(&t->allocator(), &TensorSmallBlockCache());
+    first_data = t->data();
+  }
+  // The dirty block comes back for the next tensor of its size, and zeros()
+  // clears it.
+  auto z = zeros({1000}, DType::kFloat32);
+  ASSERT_TRUE(z.ok());
+  EXPECT_EQ(&z->allocator(), &TensorSmallBlockCache());
+  if (kSystemThreadCacheEnabled) {
+    EXPECT_EQ(z->data(), first_data);
+  }
+  EXPECT_THAT(z->ToVector<float>(), ::testing::Each(0.0f));
+  *z = Tensor();
+  EXPECT_TRUE(TensorSmallBlockCache().CheckIntegrity().ok());
+  // Released: malloc gets the thread's idle small blocks back.
+  ReleaseTensorBufferCache();
+  EXPECT_EQ(TensorSmallBlockCache().stats().bytes_in_use, 0u);
+}
+
 TEST(StorageBackingTest, AnExplicitOrScopedAllocatorIsAlwaysUsed) {
   const int64_t n = Floats(kCachedMinBytes) * 4;
   CountingAllocator counting;
@@ -75,6 +99,10 @@ TEST(StorageBackingTest, AnExplicitOrScopedAllocatorIsAlwaysUsed) {
     ASSERT_TRUE(sum.ok());
     EXPECT_EQ(&sum->allocator(), &counting);
     EXPECT_EQ(counting.stats().live_allocations(), 3u);
+    // Small tensors too: nothing bypasses the scoped allocator.
+    auto small = zeros({10}, DType::kFloat32);
+    ASSERT_TRUE(small.ok());
+    EXPECT_EQ(&small->allocator(), &counting);
   }
   EXPECT_EQ(counting.stats().live_allocations(), 0u);
   EXPECT_EQ(counting.stats().bytes_in_use, 0u);

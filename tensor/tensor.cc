@@ -213,6 +213,34 @@ Tensor Tensor::UncheckedView(StorageRef storage, DType dtype, Shape shape,
   return t;
 }
 
+Tensor Tensor::UncheckedContiguous(StorageRef storage, DType dtype,
+                                   absl::Span<const int64_t> shape,
+                                   int64_t size) {
+  Tensor t;
+  t.storage_ = std::move(storage);
+  t.dtype_ = dtype;
+  const int ndim = static_cast<int>(shape.size());
+  t.shape_.assign(shape.begin(), shape.end());
+  t.strides_.resize(shape.size());
+  // As ContiguousStrides; F-contiguous too when at most one extent is not 1
+  // (or the tensor is empty), as ComputeFlags finds.
+  int64_t stride = static_cast<int64_t>(DTypeSize(dtype));
+  int non_unit = 0;
+  for (int k = ndim - 1; k >= 0; --k) {
+    t.strides_[k] = stride;
+    non_unit += shape[k] != 1;
+    stride = static_cast<int64_t>(static_cast<uint64_t>(stride) *
+                                  static_cast<uint64_t>(
+                                      std::max<int64_t>(shape[k], 1)));
+  }
+  t.size_ = size;
+  t.c_contiguous_ = true;
+  t.f_contiguous_ = size == 0 || non_unit <= 1;
+  t.writeable_ = true;
+  t.owns_data_ = true;
+  return t;
+}
+
 absl::StatusOr<Tensor> Tensor::ViewOf(StorageRef storage, DType dtype,
                                       Shape shape, Strides strides,
                                       int64_t offset, bool writeable) {
@@ -326,9 +354,24 @@ namespace {
 
 absl::StatusOr<Tensor> NewTensor(absl::Span<const int64_t> shape, DType dtype,
                                  Allocator* allocator, bool zeroed) {
-  auto count = CheckedElementCount(shape, DTypeSize(dtype));
-  if (!count.ok()) return count.status();
-  const size_t bytes = static_cast<size_t>(*count) * DTypeSize(dtype);
+  const size_t itemsize = DTypeSize(dtype);
+  // The common case in one pass: no negative extent, no overflow of the
+  // element or byte count. Anything else takes CheckedElementCount, which
+  // also knows that a zero extent excuses an overflow of the others.
+  int64_t count = 1;
+  bool simple = true;
+  for (int64_t extent : shape) {
+    simple &= extent >= 0 && !__builtin_mul_overflow(count, extent, &count);
+  }
+  int64_t byte_count;
+  simple &= !__builtin_mul_overflow(count, static_cast<int64_t>(itemsize),
+                                    &byte_count);
+  if (!simple) {
+    auto checked = CheckedElementCount(shape, itemsize);
+    if (!checked.ok()) return checked.status();
+    count = *checked;
+  }
+  const size_t bytes = static_cast<size_t>(count) * itemsize;
   auto storage = Storage::Allocate(
       bytes, StorageAllocatorFor(allocator, bytes, zeroed), zeroed);
   if (!storage.ok()) {
@@ -337,10 +380,7 @@ absl::StatusOr<Tensor> NewTensor(absl::Span<const int64_t> shape, DType dtype,
         absl::StrCat(storage.status().message(), " (shape ",
                      ShapeString(shape), ", ", DTypeName(dtype), ")"));
   }
-  return Tensor::UncheckedView(*std::move(storage), dtype,
-                               Shape(shape.begin(), shape.end()),
-                               ContiguousStrides(shape, DTypeSize(dtype)), 0,
-                               /*writeable=*/true, /*owns_data=*/true);
+  return Tensor::UncheckedContiguous(*std::move(storage), dtype, shape, count);
 }
 
 }  // namespace

@@ -140,6 +140,15 @@ class Tensor {
   // "float32 (2, 3)": dtype and shape, for messages.
   std::string DebugString() const;
 
+  // A new owning, writeable, C-contiguous tensor over the whole of `storage`
+  // from byte 0, without checks: the caller guarantees every extent is
+  // >= 0, that `size` is their product and that the storage holds
+  // size * itemsize bytes. The creation functions' fast path (no flag or
+  // stride recomputation).
+  static Tensor UncheckedContiguous(StorageRef storage, DType dtype,
+                                    absl::Span<const int64_t> shape,
+                                    int64_t size);
+
   // Assembles a view without checks. For this library's view functions;
   // `ViewOf` is the checked form.
   static Tensor UncheckedView(StorageRef storage, DType dtype, Shape shape,

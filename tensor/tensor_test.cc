@@ -144,6 +144,29 @@ TEST(CreationTest, ZeroDAndZeroSizeTensorsAreBothContiguous) {
   EXPECT_TRUE(nothing->ToVector<double>().empty());
 }
 
+// The creation fast path sets strides and flags itself; they must be what
+// the general view machinery (ViewOf, which recomputes them) finds.
+TEST(CreationTest, NewTensorsHaveTheStridesAndFlagsOfTheGeneralPath) {
+  const std::vector<std::vector<int64_t>> shapes = {
+      {}, {0}, {7}, {1, 5, 1}, {2, 3}, {3, 1}, {1, 1}, {4, 0, 3}, {2, 3, 4}};
+  for (const auto& shape : shapes) {
+    for (DType dtype : {DType::kBool, DType::kInt16, DType::kFloat64}) {
+      auto t = empty(shape, dtype);
+      ASSERT_TRUE(t.ok());
+      EXPECT_EQ(t->strides(), ContiguousStrides(shape, DTypeSize(dtype)));
+      auto general = Tensor::ViewOf(t->storage(), dtype, t->shape(),
+                                    t->strides(), 0);
+      ASSERT_TRUE(general.ok());
+      EXPECT_EQ(t->size(), general->size()) << ShapeString(shape);
+      EXPECT_EQ(t->c_contiguous(), general->c_contiguous())
+          << ShapeString(shape);
+      EXPECT_EQ(t->f_contiguous(), general->f_contiguous())
+          << ShapeString(shape);
+      EXPECT_TRUE(t->owns_data() && t->writeable());
+    }
+  }
+}
+
 TEST(CreationTest, ZerosGoesThroughTheZeroedPath) {
   CountingAllocator allocator;
   auto t = zeros({100}, DType::kFloat64, &allocator);
