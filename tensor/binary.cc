@@ -9,6 +9,8 @@
 #include "absl/strings/str_format.h"
 #include "tensor/internal/parallel_ops.h"
 #include "tensor/internal/strided_loop.h"
+#include "tensor/internal/thread_pool.h"
+#include "tensor/parallel.h"
 #include "tensor/view.h"
 
 namespace tessera {
@@ -67,11 +69,36 @@ void Run(BinaryOp op, DType dtype, const Operand& a, const Operand& b,
   }
   const Strides sa = BroadcastStrides(a, out.shape());
   const Strides sb = BroadcastStrides(b, out.shape());
-  internal::ForEachRow<3>(
+  // Plane by plane: the kernel orders each plane's elements (blocks when an
+  // operand is transposed against the output) and dispatches once per plane.
+  // A plane of megabytes runs as bands of rows on the thread pool: elements
+  // are independent, so the result is the same, and bands are multiples of
+  // kBandRows rows (a multiple of every block side) so that the blocked
+  // walk's edges fall inside one band.
+  constexpr int64_t kBandRows = 64;
+  const size_t itemsize = DTypeSize(dtype);
+  internal::ForEachPlane<3>(
       out.shape(), {sa, sb, out.strides()},
       {const_cast<char*>(a.data), const_cast<char*>(b.data), out_data},
-      [&](std::array<char*, 3> p, std::array<int64_t, 3> s, int64_t n) {
-        kernels::BinaryRow(op, dtype, p[0], s[0], p[1], s[1], p[2], s[2], n);
+      [&](std::array<char*, 3> p, std::array<int64_t, 3> row,
+          std::array<int64_t, 3> col, int64_t rows, int64_t cols) {
+        const uint64_t bytes =
+            static_cast<uint64_t>(rows) * static_cast<uint64_t>(cols) *
+            itemsize * 3;
+        if (bytes < kParallelMinBytes || rows < 2 * kBandRows) {
+          kernels::BinaryPlane(op, dtype, p[0], row[0], col[0], p[1], row[1],
+                               col[1], p[2], row[2], col[2], rows, cols);
+          return;
+        }
+        const int64_t min_rows =
+            (internal::MinChunkElements(itemsize) / cols / kBandRows + 1) *
+            kBandRows;
+        internal::ParallelFor(rows, min_rows, [&](int64_t begin, int64_t end) {
+          kernels::BinaryPlane(op, dtype, p[0] + begin * row[0], row[0],
+                               col[0], p[1] + begin * row[1], row[1], col[1],
+                               p[2] + begin * row[2], row[2], col[2],
+                               end - begin, cols);
+        });
       });
 }
 

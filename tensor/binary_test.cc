@@ -2,15 +2,18 @@
 
 #include "tensor/binary.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tensor/parallel.h"
 #include "tensor/testing/counting_allocator.h"
 #include "tensor/view.h"
 
@@ -111,6 +114,152 @@ TEST(BinaryTest, TransposedOperandIsReadInLogicalOrder) {
   auto sum = add(*t, *t);
   ASSERT_TRUE(sum.ok());
   EXPECT_THAT(sum->ToVector<float>(), ElementsAre(0, 6, 2, 8, 4, 10));
+}
+
+// Reference for subtract (not commutative) read through item().
+std::vector<double> ReferenceSubtract(const Tensor& a, const Tensor& b) {
+  auto shape = *BroadcastShapes(a.shape(), b.shape());
+  auto ba = *broadcast_to(a, shape);
+  auto bb = *broadcast_to(b, shape);
+  std::vector<double> out;
+  Shape index(shape.size(), 0);
+  const int64_t size = ba.size();
+  for (int64_t n = 0; n < size; ++n) {
+    out.push_back(*ba.item<double>(index) - *bb.item<double>(index));
+    for (int k = static_cast<int>(shape.size()) - 1; k >= 0; --k) {
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+  }
+  return out;
+}
+
+// `shape` filled with 0, 1, 2, ... laid out in reverse axis order: the
+// transpose of a C-contiguous tensor, so its first axes are the contiguous
+// ones.
+Tensor Transposed(const Shape& shape, DType dtype, int64_t first = 0) {
+  Shape reversed(shape.rbegin(), shape.rend());
+  const int64_t n = *CheckedElementCount(reversed, 8);
+  return *transpose(*reshape(*arange(first, first + n, 1, dtype), reversed));
+}
+
+Tensor Contiguous(const Shape& shape, DType dtype, int64_t first = 0) {
+  const int64_t n = *CheckedElementCount(shape, 8);
+  return *reshape(*arange(first, first + n, 1, dtype), shape);
+}
+
+// The blocked walk of transposed operands (kernels/binary_plane-inl.h) and
+// the row walk give what reading each element in logical order gives, for
+// every mix of a transposed operand with a contiguous, broadcast, reversed
+// or transposed one, at shapes below, at and around the block sizes.
+TEST(BinaryTest, TransposedAndBroadcastMixesMatchTheReference) {
+  const Shape shapes[] = {{1, 1},  {2, 3},   {17, 33}, {33, 17}, {16, 16},
+                          {40, 25}, {64, 48}, {0, 5},   {5, 0},   {3, 17, 33}};
+  for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kInt32,
+                      DType::kInt64, DType::kInt16}) {
+    for (const Shape& shape : shapes) {
+      const int nd = static_cast<int>(shape.size());
+      const int64_t rows = shape[nd - 2], cols = shape[nd - 1];
+      Tensor t = Transposed(shape, dtype);
+      Shape row_shape = {cols};
+      Shape col_shape = shape;
+      col_shape[nd - 1] = 1;
+      std::vector<std::pair<std::string, Tensor>> others = {
+          {"contiguous", Contiguous(shape, dtype, 7)},
+          {"row", Contiguous(row_shape, dtype, 3)},
+          {"column", Contiguous(col_shape, dtype, 5)},
+          {"transposed", Transposed(shape, dtype, 11)},
+      };
+      // The last two axes swapped only: a transposed plane inside a batch.
+      Shape swapped = shape;
+      std::swap(swapped[nd - 2], swapped[nd - 1]);
+      others.push_back(
+          {"swapaxes", *swapaxes(Contiguous(swapped, dtype, 2), nd - 2,
+                                 nd - 1)});
+      // Columns read backwards: negative strides.
+      if (rows > 0 && cols > 0) {
+        others.push_back(
+            {"reversed", *index(Transposed(shape, dtype, 1),
+                                {Index::Ellipsis(),
+                                 Slice{std::nullopt, std::nullopt, -1}})});
+      }
+      for (const auto& [name, other] : others) {
+        auto sum = add(t, other);
+        ASSERT_TRUE(sum.ok()) << sum.status();
+        EXPECT_EQ(sum->ToVector<double>(), ReferenceAdd(t, other))
+            << DTypeName(dtype) << " " << ShapeString(shape) << " + " << name;
+        auto difference = subtract(other, t);
+        ASSERT_TRUE(difference.ok()) << difference.status();
+        EXPECT_EQ(difference->ToVector<double>(),
+                  ReferenceSubtract(other, t))
+            << DTypeName(dtype) << " " << name << " - "
+            << ShapeString(shape);
+      }
+    }
+  }
+}
+
+// A transposed plane of megabytes runs as bands of rows on the thread pool;
+// every element is the same as on one thread.
+TEST(BinaryTest, LargeTransposedPlaneSplitAcrossThreadsIsCorrect) {
+  const int64_t rows = 1000, cols = 1100;  // 4.4 MB per operand
+  Tensor t = Transposed({rows, cols}, DType::kFloat32);
+  Tensor ones_ = *full({rows, cols}, 1, DType::kFloat32);
+  for (int threads : {1, 2}) {
+    SetNumThreads(threads);
+    auto sum = add(t, ones_);
+    ASSERT_TRUE(sum.ok()) << sum.status();
+    const std::vector<float> v = sum->ToVector<float>();
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) {
+        // t[r, c] = c * rows + r, exact in float32 below 2^24.
+        ASSERT_EQ(v[r * cols + c], static_cast<float>(c * rows + r + 1))
+            << threads << " threads at (" << r << ", " << c << ")";
+      }
+    }
+  }
+  SetNumThreads(0);
+}
+
+TEST(BinaryOutTest, TransposedOutputsAreWrittenInLogicalOrder) {
+  for (const Shape& shape : {Shape{3, 2}, Shape{17, 33}, Shape{40, 25}}) {
+    // out is an F-ordered view: its rows are contiguous.
+    Tensor out = Transposed(shape, DType::kFloat32);
+    std::fill_n(static_cast<float*>(out.mutable_data()), out.size(), -1.0f);
+    Tensor a = Contiguous(shape, DType::kFloat32);
+    Tensor b = Contiguous(shape, DType::kFloat32, 100);
+    ASSERT_TRUE(subtract(a, b, out).ok());
+    EXPECT_EQ(out.ToVector<double>(), ReferenceSubtract(a, b))
+        << ShapeString(shape);
+    // Both inputs transposed like the output: a plain walk of its memory.
+    Tensor ta = Transposed(shape, DType::kFloat32, 1);
+    Tensor tb = Transposed(shape, DType::kFloat32, 9);
+    ASSERT_TRUE(subtract(ta, tb, out).ok());
+    EXPECT_EQ(out.ToVector<double>(), ReferenceSubtract(ta, tb))
+        << ShapeString(shape);
+  }
+}
+
+TEST(BinaryOutTest, InPlaceWithATransposedOperandIsCorrect) {
+  for (int64_t n : {1, 5, 16, 17, 33, 40}) {
+    // x -= y.T with an unrelated y: the blocked walk with x as output.
+    Tensor x = Contiguous({n, n}, DType::kFloat32);
+    Tensor y = Transposed({n, n}, DType::kFloat32, 1000);
+    const Tensor before = *copy(x);
+    ASSERT_TRUE(subtract(x, y, x).ok());
+    EXPECT_EQ(x.ToVector<double>(), ReferenceSubtract(before, y)) << n;
+    // y.T -= x, written through the transposed view itself.
+    const Tensor y_before = *copy(y);
+    ASSERT_TRUE(subtract(y, x, y).ok());
+    EXPECT_EQ(y.ToVector<double>(), ReferenceSubtract(y_before, x)) << n;
+    // x -= x.T overlaps itself transposed: NumPy reads the old x throughout.
+    const Tensor old = *copy(x);
+    Tensor xt = *transpose(x);
+    ASSERT_TRUE(subtract(x, xt, x).ok());
+    EXPECT_EQ(x.ToVector<double>(),
+              ReferenceSubtract(old, *transpose(old)))
+        << n;
+  }
 }
 
 TEST(BinaryTest, PromotionFollowsNumPy) {

@@ -98,6 +98,24 @@ void ScalarBinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                      const void* b, int64_t b_stride, void* out,
                      int64_t out_stride, int64_t n);
 
+// BinaryRow over a 2-D plane: out[r, c] = a[r, c] op b[r, c] for r < rows,
+// c < cols, where element (r, c) of each operand is at byte offset
+// r * row + c * col from its start (strides may be zero or negative). Same
+// contract as BinaryRow (`out` may be exactly `a` or `b`: same start and both
+// strides). What the elementwise ops call per plane of the last two coalesced
+// axes (internal/strided_loop.h, ForEachPlane).
+//
+// The kernel (binary_plane-inl.h) walks the plane in the output's memory
+// order, and when an input is transposed against the output (its rows
+// contiguous, its columns strided) in blocks of N x N elements transposed in
+// registers, N the lanes of a vector of at most 16 elements; otherwise row
+// by row through BinaryRow's paths. Results are BinaryRow's, bit for bit.
+// O(rows * cols); one dispatch per call.
+void BinaryPlane(BinaryOp op, DType dtype, const void* a, int64_t a_row,
+                 int64_t a_col, const void* b, int64_t b_row, int64_t b_col,
+                 void* out, int64_t out_row, int64_t out_col, int64_t rows,
+                 int64_t cols);
+
 }  // namespace kernels
 }  // namespace tessera
 

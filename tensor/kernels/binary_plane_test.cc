@@ -1,0 +1,264 @@
+// Copyright 2026 The Tessera Authors.
+//
+// Runs the 2-D plane kernel of every compiled Highway target against the
+// same target's row kernel applied one element at a time (its scalar form,
+// which binary_test.cc checks against an independent reference): every
+// vector op on every lane type, over plane shapes around each target's block
+// size (1 x 1, 17 x 33, ...), and every operand layout the plane kernel tells
+// apart: a transposed input on either side or both, with the other input
+// contiguous, broadcast along rows or along columns; a transposed output;
+// columns read backwards; in place. Each operand's buffer holds exactly the
+// plane's elements, so a block that read or wrote past the plane would be
+// caught by ASan.
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tensor/kernels/binary_plane_test.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "hwy/tests/hwy_gtest.h"
+#include "tensor/kernels/binary-inl.h"
+#include "tensor/kernels/binary.h"
+#include "tensor/kernels/binary_plane-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera {
+namespace kernels {
+namespace HWY_NAMESPACE {
+namespace {
+
+template <typename T>
+T RandomValue(std::mt19937_64& rng) {
+  if constexpr (std::is_floating_point<T>::value) {
+    const uint64_t pick = rng() % 16;
+    if (pick == 0) return std::numeric_limits<T>::quiet_NaN();
+    if (pick == 1) return -std::numeric_limits<T>::infinity();
+    std::uniform_real_distribution<double> dist(-100.0, 100.0);
+    return static_cast<T>(dist(rng));
+  } else {
+    return static_cast<T>(rng());
+  }
+}
+
+template <typename T>
+bool SameValue(T expected, T actual) {
+  if constexpr (std::is_floating_point<T>::value) {
+    if (std::isnan(expected)) return std::isnan(actual);
+  }
+  return expected == actual;
+}
+
+// How an operand's elements are laid out in its buffer.
+enum class Layout {
+  kRows,         // C order: columns contiguous
+  kTransposed,   // F order: rows contiguous (a transposed view)
+  kReversed,     // F order with the columns read backwards
+  kRowValue,     // one value per row (column stride 0)
+  kColumnValue,  // one row repeated (row stride 0)
+};
+
+const char* LayoutName(Layout l) {
+  switch (l) {
+    case Layout::kRows: return "rows";
+    case Layout::kTransposed: return "transposed";
+    case Layout::kReversed: return "reversed";
+    case Layout::kRowValue: return "row value";
+    case Layout::kColumnValue: return "column value";
+  }
+  return "?";
+}
+
+// A plane operand over a buffer of exactly the elements it needs.
+template <typename T>
+struct Operand {
+  std::vector<T> data;
+  int64_t start = 0;  // in elements
+  int64_t row = 0;    // strides in elements
+  int64_t col = 0;
+
+  Operand(Layout layout, int64_t rows, int64_t cols) {
+    switch (layout) {
+      case Layout::kRows:
+        data.resize(rows * cols);
+        row = cols;
+        col = 1;
+        break;
+      case Layout::kTransposed:
+        data.resize(rows * cols);
+        row = 1;
+        col = rows;
+        break;
+      case Layout::kReversed:
+        data.resize(rows * cols);
+        row = 1;
+        col = -rows;
+        start = (cols - 1) * rows;
+        break;
+      case Layout::kRowValue:
+        data.resize(rows);
+        row = 1;
+        col = 0;
+        break;
+      case Layout::kColumnValue:
+        data.resize(cols);
+        row = 0;
+        col = 1;
+        break;
+    }
+  }
+  T* at(int64_t r, int64_t c) { return data.data() + start + r * row + c * col; }
+  char* p() { return reinterpret_cast<char*>(data.data() + start); }
+  int64_t row_bytes() const { return row * static_cast<int64_t>(sizeof(T)); }
+  int64_t col_bytes() const { return col * static_cast<int64_t>(sizeof(T)); }
+};
+
+const int64_t kExtents[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 40};
+
+// Pairs of input layouts; at least one transposed in most, so that the
+// blocked walk runs, and the others check the row-by-row fallback.
+const Layout kPairs[][2] = {
+    {Layout::kTransposed, Layout::kRows},
+    {Layout::kRows, Layout::kTransposed},
+    {Layout::kTransposed, Layout::kTransposed},
+    {Layout::kTransposed, Layout::kRowValue},
+    {Layout::kColumnValue, Layout::kTransposed},
+    {Layout::kReversed, Layout::kRows},
+    {Layout::kRows, Layout::kRows},
+    {Layout::kRowValue, Layout::kColumnValue},
+};
+
+template <typename T>
+void CheckPlane(BinaryOp op, std::mt19937_64& rng, int64_t rows,
+                int64_t cols, Layout la, Layout lb, Layout lo) {
+  const DType dtype = kDTypeOf<T>;
+  Operand<T> a(la, rows, cols), b(lb, rows, cols), out(lo, rows, cols);
+  for (T& v : a.data) v = RandomValue<T>(rng);
+  for (T& v : b.data) v = RandomValue<T>(rng);
+  BinaryPlaneImpl(op, dtype, a.p(), a.row_bytes(), a.col_bytes(), b.p(),
+                  b.row_bytes(), b.col_bytes(), out.p(), out.row_bytes(),
+                  out.col_bytes(), rows, cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      T expected;
+      BinaryRowImpl(op, dtype, a.at(r, c), 0, b.at(r, c), 0, &expected, 0, 1);
+      ASSERT_TRUE(SameValue(expected, *out.at(r, c)))
+          << BinaryOpName(op) << " " << rows << "x" << cols << " a "
+          << LayoutName(la) << " b " << LayoutName(lb) << " out "
+          << LayoutName(lo) << " at (" << r << ", " << c << ")";
+    }
+  }
+}
+
+// In place: the output is the contiguous input (same start and strides).
+template <typename T>
+void CheckInPlace(BinaryOp op, std::mt19937_64& rng, int64_t rows,
+                  int64_t cols, bool out_is_a) {
+  const DType dtype = kDTypeOf<T>;
+  Operand<T> t(Layout::kTransposed, rows, cols), x(Layout::kRows, rows, cols);
+  for (T& v : t.data) v = RandomValue<T>(rng);
+  for (T& v : x.data) v = RandomValue<T>(rng);
+  std::vector<T> expected(rows * cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      const T* pa = out_is_a ? x.at(r, c) : t.at(r, c);
+      const T* pb = out_is_a ? t.at(r, c) : x.at(r, c);
+      BinaryRowImpl(op, dtype, pa, 0, pb, 0, &expected[r * cols + c], 0, 1);
+    }
+  }
+  Operand<T>& a = out_is_a ? x : t;
+  Operand<T>& b = out_is_a ? t : x;
+  BinaryPlaneImpl(op, dtype, a.p(), a.row_bytes(), a.col_bytes(), b.p(),
+                  b.row_bytes(), b.col_bytes(), x.p(), x.row_bytes(),
+                  x.col_bytes(), rows, cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      ASSERT_TRUE(SameValue(expected[r * cols + c], *x.at(r, c)))
+          << BinaryOpName(op) << " in place (out is "
+          << (out_is_a ? "a" : "b") << ") " << rows << "x" << cols << " at ("
+          << r << ", " << c << ")";
+    }
+  }
+}
+
+template <typename T>
+void CheckOp(BinaryOp op, std::mt19937_64& rng) {
+  for (int64_t rows : kExtents) {
+    for (int64_t cols : kExtents) {
+      for (const auto& pair : kPairs) {
+        CheckPlane<T>(op, rng, rows, cols, pair[0], pair[1], Layout::kRows);
+      }
+      // A transposed output of contiguous inputs, and of a transposed one.
+      CheckPlane<T>(op, rng, rows, cols, Layout::kRows, Layout::kRows,
+                    Layout::kTransposed);
+      CheckPlane<T>(op, rng, rows, cols, Layout::kTransposed, Layout::kRows,
+                    Layout::kTransposed);
+      CheckInPlace<T>(op, rng, rows, cols, /*out_is_a=*/true);
+      CheckInPlace<T>(op, rng, rows, cols, /*out_is_a=*/false);
+    }
+  }
+}
+
+template <typename T>
+void CheckAllOps(std::mt19937_64& rng) {
+  CheckOp<T>(BinaryOp::kSubtract, rng);  // not commutative: catches a swap
+  CheckOp<T>(BinaryOp::kMaximum, rng);
+  if constexpr (std::is_floating_point<T>::value) {
+    CheckOp<T>(BinaryOp::kDivide, rng);
+  } else {
+    CheckOp<T>(BinaryOp::kBitwiseXor, rng);
+  }
+}
+
+}  // namespace
+
+void TestPlaneMatchesRowKernel() {
+  std::mt19937_64 rng(4242);
+  CheckAllOps<int8_t>(rng);
+  CheckAllOps<uint16_t>(rng);
+  CheckAllOps<int32_t>(rng);
+  CheckAllOps<uint64_t>(rng);
+  CheckAllOps<float>(rng);
+  CheckAllOps<double>(rng);
+}
+
+// The other ops through the blocked walk once each, on float32 and int16.
+void TestEveryOpThroughTransposedBlocks() {
+  std::mt19937_64 rng(77);
+  for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kMultiply, BinaryOp::kMinimum,
+                      BinaryOp::kFmax, BinaryOp::kFmin}) {
+    CheckPlane<float>(op, rng, 33, 17, Layout::kTransposed, Layout::kRows,
+                      Layout::kRows);
+    CheckPlane<int16_t>(op, rng, 17, 40, Layout::kRows, Layout::kTransposed,
+                        Layout::kRows);
+  }
+  for (BinaryOp op : {BinaryOp::kBitwiseAnd, BinaryOp::kBitwiseOr}) {
+    CheckPlane<uint32_t>(op, rng, 20, 20, Layout::kTransposed, Layout::kRows,
+                         Layout::kRows);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kernels
+}  // namespace tessera
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tessera {
+namespace kernels {
+
+HWY_BEFORE_TEST(BinaryPlaneTest);
+HWY_EXPORT_AND_TEST_P(BinaryPlaneTest, TestPlaneMatchesRowKernel);
+HWY_EXPORT_AND_TEST_P(BinaryPlaneTest, TestEveryOpThroughTransposedBlocks);
+
+}  // namespace kernels
+}  // namespace tessera
+#endif  // HWY_ONCE
