@@ -10,6 +10,7 @@
 #include "alloc/pool/buffer_cache.h"
 #include "alloc/system/system_allocator.h"
 #include "tensor/internal/small_block_cache.h"
+#include "tensor/kernels/fill.h"
 
 namespace tessera {
 
@@ -42,7 +43,8 @@ BufferCache& Cache() {
 internal::SmallBlockCache& SmallCache() {
   // Never destroyed, like Cache(); threads return their blocks as they exit.
   static internal::SmallBlockCache* cache =
-      new internal::SmallBlockCache(GlobalMallocAllocator());
+      new internal::SmallBlockCache(GlobalMallocAllocator(),
+                                    &kernels::ZeroBytes);
   return *cache;
 }
 

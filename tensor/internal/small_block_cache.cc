@@ -97,7 +97,13 @@ void* SmallBlockCache::Take(size_t bytes, size_t alignment,
     std::memcpy(&lists->head[c], block, sizeof(void*));
     --lists->count[c];
     lists->bytes -= class_bytes;
-    if (zero) std::memset(block, 0, bytes);
+    if (zero) {
+      if (clear_ != nullptr) {
+        clear_(block, bytes);
+      } else {
+        std::memset(block, 0, bytes);
+      }
+    }
   } else {
     block = zero ? upstream_.AllocateZeroed(class_bytes, kDefaultAlignment)
                  : upstream_.Allocate(class_bytes, kDefaultAlignment);

@@ -16,8 +16,9 @@
 //   * Blocks are rounded up to a multiple of `kGranule`; each multiple is a
 //     size class with its own list. Allocate pops the calling thread's list
 //     of that class, or asks the upstream for exactly the class size.
-//   * AllocateZeroed pops and clears the requested bytes, or asks the
-//     upstream's zeroed path.
+//   * AllocateZeroed pops and clears the requested bytes (with the clear
+//     function given at construction, else memset), or asks the upstream's
+//     zeroed path.
 //   * Deallocate pushes onto the calling thread's list of the class, unless
 //     the list holds `kMaxBlocksPerClass` blocks or the thread's cache
 //     `kMaxCachedBytes`; then the block goes back to the upstream. A block
@@ -65,9 +66,15 @@ class SmallBlockCache final : public Allocator {
   static constexpr uint32_t kMaxBlocksPerClass = 8;
   static constexpr size_t kMaxCachedBytes = size_t{256} << 10;
 
-  // `upstream` must outlive every thread that used this cache.
-  explicit SmallBlockCache(Allocator& upstream)
-      : Allocator("tensor_small_block_cache"), upstream_(upstream) {}
+  // Sets `bytes` bytes at `block` to zero.
+  using ClearFunction = void (*)(void* block, size_t bytes);
+
+  // `upstream` must outlive every thread that used this cache. `clear`
+  // zeroes a reused block for AllocateZeroed (memset when null).
+  explicit SmallBlockCache(Allocator& upstream, ClearFunction clear = nullptr)
+      : Allocator("tensor_small_block_cache"),
+        upstream_(upstream),
+        clear_(clear) {}
   ~SmallBlockCache() override;
 
   // Returns the calling thread's cached blocks to the upstream; their bytes.
@@ -104,6 +111,7 @@ class SmallBlockCache final : public Allocator {
   void* Take(size_t bytes, size_t alignment, bool zero) noexcept;
 
   Allocator& upstream_;
+  const ClearFunction clear_;
   internal::ConcurrentStatsRecorder stats_;
 };
 

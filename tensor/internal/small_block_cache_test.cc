@@ -53,6 +53,27 @@ TEST_F(SmallBlockCacheTest, ZeroedBlockFromTheCacheReadsAsZero) {
   cache.ReleaseCallingThread();
 }
 
+int clear_calls = 0;
+void CountingClear(void* block, size_t bytes) {
+  ++clear_calls;
+  std::memset(block, 0, bytes);
+}
+
+TEST_F(SmallBlockCacheTest, ReusedZeroedBlockIsClearedByTheGivenFunction) {
+  Cache cache(upstream_, &CountingClear);
+  clear_calls = 0;
+  auto* dirty = static_cast<unsigned char*>(cache.Allocate(3000));
+  std::memset(dirty, 0x5A, 3000);
+  cache.Deallocate(dirty, 3000);
+  auto* zeroed = static_cast<unsigned char*>(cache.AllocateZeroed(3000));
+  ASSERT_NE(zeroed, nullptr);
+  for (int i = 0; i < 3000; ++i) ASSERT_EQ(zeroed[i], 0) << "byte " << i;
+  // Reused (so cleared here) only when the cache is on.
+  EXPECT_EQ(clear_calls, kSystemThreadCacheEnabled ? 1 : 0);
+  cache.Deallocate(zeroed, 3000);
+  cache.ReleaseCallingThread();
+}
+
 TEST_F(SmallBlockCacheTest, ListsAndThreadTotalStayWithinTheirBounds) {
   Cache cache(upstream_);
   std::vector<void*> blocks;

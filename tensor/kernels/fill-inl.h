@@ -12,6 +12,7 @@
 #endif
 
 #include <cstdint>
+#include <cstring>
 
 #include "hwy/highway.h"
 
@@ -45,6 +46,31 @@ HWY_INLINE void ArangeFloat32Body(float* out, int32_t begin, int32_t end,
     index = hn::Add(index, step);
   }
   for (; i < end; ++i) out[i] = first + static_cast<float>(i) * delta;
+}
+
+void ZeroBytesImpl(void* out, size_t bytes);
+
+// Four vectors per step, then single vectors, then one last vector ending at
+// the end of the range (overlapping what is already zero); below one vector,
+// memset.
+HWY_INLINE void ZeroBytesBody(void* out, size_t bytes) {
+  const hn::ScalableTag<uint8_t> d;
+  const size_t N = hn::Lanes(d);
+  uint8_t* p = static_cast<uint8_t*>(out);
+  if (bytes < N) {
+    std::memset(p, 0, bytes);
+    return;
+  }
+  const auto zero = hn::Zero(d);
+  size_t i = 0;
+  for (; bytes - i >= 4 * N; i += 4 * N) {
+    hn::StoreU(zero, d, p + i);
+    hn::StoreU(zero, d, p + i + N);
+    hn::StoreU(zero, d, p + i + 2 * N);
+    hn::StoreU(zero, d, p + i + 3 * N);
+  }
+  for (; bytes - i >= N; i += N) hn::StoreU(zero, d, p + i);
+  if (i < bytes) hn::StoreU(zero, d, p + bytes - N);
 }
 
 }  // namespace HWY_NAMESPACE

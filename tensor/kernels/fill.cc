@@ -22,6 +22,8 @@ void ArangeFloat32Impl(float* out, int32_t begin, int32_t end, float first,
   ArangeFloat32Body(out, begin, end, first, delta);
 }
 
+void ZeroBytesImpl(void* out, size_t bytes) { ZeroBytesBody(out, bytes); }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace kernels
 }  // namespace tessera
@@ -32,6 +34,11 @@ namespace tessera {
 namespace kernels {
 
 HWY_EXPORT(ArangeFloat32Impl);
+HWY_EXPORT(ZeroBytesImpl);
+
+void ZeroBytes(void* out, size_t bytes) {
+  HWY_DYNAMIC_DISPATCH(ZeroBytesImpl)(out, bytes);
+}
 
 void ArangeFloat32(float* out, int32_t begin, int32_t end, float first,
                    float delta) {

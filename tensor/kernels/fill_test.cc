@@ -3,7 +3,7 @@
 // Runs the arange fill of every compiled Highway target against the scalar
 // expression it must reproduce bit for bit, at lengths and starts around each
 // target's vector size, and checks that nothing outside [begin, end) is
-// written.
+// written; the same for the zero fill.
 
 #include <cstdint>
 #include <cstring>
@@ -58,6 +58,23 @@ void TestArangeMatchesScalarExpression() {
   }
 }
 
+// Every length up to a few vectors and every start offset within a vector:
+// the range reads zero and the guard bytes on both sides keep their value.
+void TestZeroBytesClearsExactlyTheRange() {
+  constexpr size_t kGuard = 64;
+  for (size_t bytes = 0; bytes <= 4 * HWY_MAX_BYTES + 3; ++bytes) {
+    for (size_t start = 0; start < 65; start += (bytes < 300 ? 1 : 13)) {
+      std::vector<uint8_t> buffer(kGuard + start + bytes + kGuard, 0xA5);
+      ZeroBytesImpl(buffer.data() + kGuard + start, bytes);
+      for (size_t i = 0; i < buffer.size(); ++i) {
+        const bool inside = i >= kGuard + start && i < kGuard + start + bytes;
+        ASSERT_EQ(buffer[i], inside ? 0 : 0xA5)
+            << "bytes=" << bytes << " start=" << start << " i=" << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace HWY_NAMESPACE
 }  // namespace kernels
@@ -70,6 +87,7 @@ namespace kernels {
 
 HWY_BEFORE_TEST(FillKernelTest);
 HWY_EXPORT_AND_TEST_P(FillKernelTest, TestArangeMatchesScalarExpression);
+HWY_EXPORT_AND_TEST_P(FillKernelTest, TestZeroBytesClearsExactlyTheRange);
 
 }  // namespace kernels
 }  // namespace tessera
