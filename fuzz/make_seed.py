@@ -540,10 +540,17 @@ class TensorProgram:
     ndim, because axis operands are read in ranges that depend on it."""
 
     (NEW, SLICE, TRANSPOSE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE, BINARY,
-     REDUCE, NUM_OPS) = range(9)
+     REDUCE, UNARY, WHERE, CLIP, NUM_OPS) = range(12)
     (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT32,
      FLOAT64) = range(11)
-    ADD, SUBTRACT, MULTIPLY, DIVIDE, MAXIMUM, MINIMUM = range(6)
+    # kBinaryOps rows.
+    (ADD, SUBTRACT, MULTIPLY, DIVIDE, MAXIMUM, MINIMUM, FMAX, FMIN,
+     BITWISE_AND, BITWISE_OR, BITWISE_XOR, LOGICAL_AND, LOGICAL_OR,
+     LOGICAL_XOR, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL, GREATER,
+     GREATER_EQUAL, NUM_BINARY) = range(21)
+    # kUnaryOps rows.
+    (NEGATIVE, ABS, SIGN, SQUARE, SQRT, EXP, LOG, SIN, COS, TANH, FLOOR, CEIL,
+     ISNAN, ISFINITE, LOGICAL_NOT, NUM_UNARY) = range(16)
     SUM, MIN, MAX, MEAN = range(4)
     NAN, INF, NEG_INF, NEG_ZERO = 0xC0, 0xC1, 0xC2, 0xC3
     MIN_INT, MAX_INT, MIN_INT_PLUS_1, MAX_INT_MINUS_1 = 0xE0, 0xE1, 0xE2, 0xE3
@@ -638,6 +645,29 @@ class TensorProgram:
         elif nx is not None and ny is not None:
             self.ndim[out] = max(nx, ny)
         return self
+
+    def unary(self, op, x, out, ok=True):
+        self._op(self.UNARY)
+        self.out += in_range(op, 0, self.NUM_UNARY - 1)
+        n = self._filled(x)
+        self.out += bytes([out])
+        if ok:
+            self.ndim[out] = n
+        return self
+
+    def _ternary(self, code, a, b, c, out, result_ndim):
+        self._op(code)
+        n = max(self._filled(a), self._filled(b), self._filled(c))
+        self.out += bytes([out])
+        self.ndim[out] = n if result_ndim is None else result_ndim
+        return self
+
+    def where(self, cond, x, y, out, result_ndim=None):
+        """result_ndim: for a failed op, the ndim `out` keeps."""
+        return self._ternary(self.WHERE, cond, x, y, out, result_ndim)
+
+    def clip(self, a, lo, hi, out, result_ndim=None):
+        return self._ternary(self.CLIP, a, lo, hi, out, result_ndim)
 
     def reduce(self, op, slot, axis=None, keepdims=False, out=2, ok=True):
         self._op(self.REDUCE)
@@ -741,6 +771,82 @@ def tensor_seeds():
     p.new(1, T.INT64, [3], [T.small(0), T.small(2), T.small(-2)])
     p.binary(T.DIVIDE, 1, 1, 2).binary(T.DIVIDE, 0, 1, 2)
     seeds["nan_inf"] = p.out
+
+    # Every unary op over every dtype (negative and sign of bool: errors),
+    # contiguous, then through a reversed slice and a broadcast view.
+    # (At most 64 ops a program: the harness's kMaxOps.)
+    for group, dtypes in enumerate([(T.BOOL, T.INT8, T.INT16),
+                                    (T.INT32, T.INT64, T.UINT8),
+                                    (T.UINT16, T.UINT32, T.UINT64),
+                                    (T.FLOAT32, T.FLOAT64)]):
+        p = T()
+        for a in dtypes:
+            values = ints if a < 9 else floats + specials
+            p.new(0, a, [2, 3], values)
+            for op in range(T.NUM_UNARY):
+                p.unary(op, 0, 1, ok=not (a == T.BOOL and op in (T.NEGATIVE, T.SIGN)))
+        seeds["unary_ops_%d" % group] = p.out
+
+    p = T()
+    math = [T.small(v) for v in (1, 2, -3, 8, 0, -8)] + [T.quarter(v) for v in (1, -3, 5)]
+    p.new(0, T.FLOAT32, [3, 3], math + specials)
+    p.slice(0, 1, step=-1).slice(0, 0, start=2, stop=None, step=-2)
+    for op in range(T.NUM_UNARY):
+        p.unary(op, 0, 1)
+    p.new(0, T.FLOAT64, [3, 1], math).broadcast_to(0, extra=[2], choices=[0, 6])
+    for op in (T.EXP, T.LOG, T.SIN, T.COS, T.TANH, T.SQRT, T.FLOOR, T.CEIL):
+        p.unary(op, 0, 1)
+    p.new(0, T.INT16, [4], ints).transpose(0).unary(T.EXP, 0, 1).unary(T.SIN, 1, 2)
+    p.new(0, T.UINT64, [3], [T.MAX_INT, T.small(4)]).unary(T.SQRT, 0, 1)
+    p.new(0, T.INT8, [2, 2], [T.MIN_INT, T.small(-3)])
+    for op in (T.NEGATIVE, T.ABS, T.SIGN, T.SQUARE):
+        p.unary(op, 0, 1)
+    p.new(0, T.FLOAT64, [5], [T.NEG_ZERO, T.quarter(-1), T.quarter(1), T.NAN, T.INF])
+    for op in (T.NEGATIVE, T.ABS, T.SIGN, T.FLOOR, T.CEIL, T.SQRT):
+        p.unary(op, 0, 1)
+    seeds["unary_views_and_specials"] = p.out
+
+    # Comparisons, fmax/fmin, bitwise and logical ops across dtypes, with
+    # broadcasting and NaN; bitwise ops on floats are errors.
+    p = T()
+    p.new(0, T.INT8, [2, 4], ints).new(1, T.UINT8, [4], ints)
+    for op in range(T.FMAX, T.NUM_BINARY):
+        p.binary(op, 0, 1, 2)
+    p.new(0, T.FLOAT32, [3, 1], floats + specials).new(1, T.INT16, [1, 4], ints)
+    for op in range(T.FMAX, T.NUM_BINARY):
+        p.binary(op, 0, 1, 2, result_ndim=2)
+    p.new(0, T.BOOL, [5], [1, 0, 1]).new(1, T.BOOL, [5], [0, 0, 1, 1])
+    for op in range(T.FMAX, T.NUM_BINARY):
+        p.binary(op, 0, 1, 2)
+    seeds["compare_bitwise_logical"] = p.out
+
+    p = T()
+    p.new(0, T.FLOAT64, [6], specials).new(1, T.FLOAT64, [6], list(reversed(specials)))
+    for op in range(T.FMAX, T.NUM_BINARY):
+        p.binary(op, 0, 1, 2)
+    p.new(0, T.UINT64, [2], [T.MAX_INT, T.small(1)]).new(1, T.INT64, [2], [T.MIN_INT, T.small(1)])
+    for op in range(T.EQUAL, T.NUM_BINARY):
+        p.binary(op, 0, 1, 2)
+    p.new(1, T.INT64, [3], ints).binary(T.LESS, 0, 1, 2, result_ndim=1)  # error
+    seeds["compare_nan_and_wide_ints"] = p.out
+
+    # where and clip: promotion, broadcasting of all three, NaN conditions
+    # and bounds, lo > hi, a failing broadcast.
+    p = T()
+    p.new(0, T.FLOAT64, [2, 1], specials).new(1, T.INT8, [3], ints).new(2, T.UINT16, [2, 3], ints)
+    p.where(0, 1, 2, 2).where(1, 0, 1, 1)
+    p.new(0, T.BOOL, [4], [1, 0, 0, 1]).new(1, T.FLOAT32, [1], floats).new(2, T.INT32, [4, 1], ints)
+    p.where(0, 1, 2, 1)
+    p.where(2, 0, 0, 0)
+    p.new(0, T.INT16, [2, 3], ints).new(1, T.INT16, [3], [T.small(-2)]).new(2, T.INT16, [2, 1], [T.small(3), T.small(-5)])
+    p.clip(0, 1, 2, 0)
+    p.new(0, T.FLOAT64, [6], specials).new(1, T.FLOAT32, [], [T.small(-1)]).new(2, T.FLOAT64, [6], [T.small(0), T.NAN, T.small(2)])
+    p.clip(0, 1, 2, 1)
+    p.new(0, T.UINT8, [3], ints).new(1, T.INT8, [1], [T.small(2)]).new(2, T.FLOAT32, [], [T.small(6)])
+    p.clip(0, 1, 2, 0)
+    p.new(0, T.INT32, [3], ints).new(1, T.INT32, [2], ints).clip(0, 1, 1, 2, result_ndim=1)  # error
+    p.where(0, 1, 0, 2, result_ndim=1)  # error
+    seeds["where_clip"] = p.out
     return seeds
 
 

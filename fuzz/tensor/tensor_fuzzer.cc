@@ -10,8 +10,11 @@
 // element at a time in double / 64-bit integer arithmetic and then cast as
 // NumPy would. After every op the tensor must have the reference's shape,
 // dtype and values, and an op must fail exactly when the reference says
-// NumPy raises (shapes that do not broadcast, bool subtract, a bad axis,
-// a slice step of 0, min/max over a zero-length axis).
+// NumPy raises (shapes that do not broadcast, bool subtract, bitwise ops on
+// floats, negative or sign of bool, a bad axis, a slice step of 0, min/max
+// over a zero-length axis), with the documented InvalidArgument; the message
+// must name what the headers say it names, where the reference knows the
+// one reason (the op and dtype, the shapes).
 //
 // Input: ops, each an opcode byte and its operands, over three tensor slots:
 //   kNew slot dtype ndim dims... values...   a C-contiguous tensor
@@ -19,16 +22,29 @@
 //   kTranspose slot perm...                  view
 //   kBroadcastTo slot extra-axes dims...     view (read-only)
 //   kExpandDims / kSqueeze slot axis         view
-//   kBinary op x y out                       out = op(x, y), broadcasting
+//   kBinary op x y out                       out = op(x, y), broadcasting:
+//                                            arithmetic, maximum/minimum,
+//                                            fmax/fmin, bitwise, logical,
+//                                            comparisons
 //   kReduce op slot axis keepdims out        out = op(slot, axis)
+//   kUnary op x out                          out = op(x) (tensor/unary.h)
+//   kWhere cond x y out                      out = where(cond, x, y)
+//   kClip a lo hi out                        out = clip(a, lo, hi)
 // Extending: a new binary op is one row of `kBinaryOps` (its reference as a
-// function of two doubles / two 64-bit integers); a new reduction one row of
-// `kReductions`.
+// function of two doubles / two 64-bit integers / two bools, or of the order
+// of its operands); a new unary op one row of `kUnaryOps`; a new reduction
+// one row of `kReductions`. Rows are only ever appended, so that the seeds
+// and dictionary keep their meaning.
 //
-// Float comparisons: elementwise results are exact (an IEEE float32 op equals
-// the double op rounded to float32, and both sides convert the same way);
-// sums and means are compared with a bound on the rounding of any summation
-// order, because the engine sums pairwise. NaN matches NaN, -0 matches +0.
+// Float comparisons: elementwise arithmetic is exact (an IEEE float32 op
+// equals the double op rounded to float32, and both sides convert the same
+// way), as are sqrt, floor, ceil, negative, abs, sign and square, which must
+// also agree in the sign of a zero; exp, log, sin, cos and tanh are computed
+// with the std:: function of the result's precision and compared within the
+// 4 ulp (sin/cos below 1: 4 eps absolute) that tensor/kernels/unary_test.cc
+// allows; sums and means are compared with a bound on the rounding of any
+// summation order, because the engine sums pairwise. NaN matches NaN;
+// elsewhere -0 matches +0.
 
 #include <algorithm>
 #include <cmath>
@@ -40,7 +56,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/types/span.h"
 #include "fuzz/byte_reader.h"
 #include "fuzz/fuzz_check.h"
@@ -48,6 +66,8 @@
 #include "tensor/dtype.h"
 #include "tensor/reduce.h"
 #include "tensor/tensor.h"
+#include "tensor/ternary.h"
+#include "tensor/unary.h"
 #include "tensor/view.h"
 
 namespace tessera {
@@ -152,15 +172,28 @@ DType RefResultType(DType a, DType b) {
 
 // ---- Binary ops. ----
 
+// What a binary op computes and what its result is.
+enum class BinaryKind {
+  kArithmetic,  // in the promoted dtype, result in it (divide: float64)
+  kComparison,  // in the promoted dtype, bool result (`on_order`)
+  kLogical,     // on the operands' truth values, bool result (`on_bool`)
+};
+
+// The order of two values: less, equal, greater, or unordered (a NaN).
+enum class Order { kLess, kEqual, kGreater, kUnordered };
+
 struct BinaryOpSpec {
   BinaryOp op;
   const char* name;
-  bool defined_for_bool;  // false: bool op bool is an error (subtract)
-  bool always_float;      // integer inputs give float64 (divide)
+  BinaryKind kind;
+  bool defined_for_bool;   // false: bool op bool is an error (subtract)
+  bool defined_for_float;  // false: float operands are an error (bitwise)
+  bool always_float;       // integer inputs give float64 (divide)
   double (*on_float)(double, double);
   // On integers of the result dtype (as 64-bit bits), before truncation.
   uint64_t (*on_int)(uint64_t, uint64_t, bool is_signed);
   bool (*on_bool)(bool, bool);
+  bool (*on_order)(Order);  // comparisons only
 };
 
 double NanMax(double a, double b) {
@@ -171,33 +204,103 @@ double NanMin(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return std::nan("");
   return a < b ? a : b;
 }
+// NaN-ignoring (fmax, fmin): the other operand unless both are NaN.
+double NumMax(double a, double b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  return a > b ? a : b;
+}
+double NumMin(double a, double b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  return a < b ? a : b;
+}
 bool IntLess(uint64_t a, uint64_t b, bool is_signed) {
   return is_signed ? static_cast<int64_t>(a) < static_cast<int64_t>(b)
                    : a < b;
 }
 
+uint64_t IntMax(uint64_t a, uint64_t b, bool s) {
+  return IntLess(a, b, s) ? b : a;
+}
+uint64_t IntMin(uint64_t a, uint64_t b, bool s) {
+  return IntLess(a, b, s) ? a : b;
+}
+bool Or(bool a, bool b) { return a || b; }
+bool And(bool a, bool b) { return a && b; }
+bool Xor(bool a, bool b) { return a != b; }
+
+constexpr BinaryKind kArith = BinaryKind::kArithmetic;
+constexpr BinaryKind kCompare = BinaryKind::kComparison;
+constexpr BinaryKind kLogic = BinaryKind::kLogical;
+
 const BinaryOpSpec kBinaryOps[] = {
-    {BinaryOp::kAdd, "add", true, false,
+    {BinaryOp::kAdd, "add", kArith, true, true, false,
      [](double a, double b) { return a + b; },
-     [](uint64_t a, uint64_t b, bool) { return a + b; },
-     [](bool a, bool b) { return a || b; }},
-    {BinaryOp::kSubtract, "subtract", false, false,
+     [](uint64_t a, uint64_t b, bool) { return a + b; }, Or, nullptr},
+    {BinaryOp::kSubtract, "subtract", kArith, false, true, false,
      [](double a, double b) { return a - b; },
-     [](uint64_t a, uint64_t b, bool) { return a - b; }, nullptr},
-    {BinaryOp::kMultiply, "multiply", true, false,
+     [](uint64_t a, uint64_t b, bool) { return a - b; }, nullptr, nullptr},
+    {BinaryOp::kMultiply, "multiply", kArith, true, true, false,
      [](double a, double b) { return a * b; },
-     [](uint64_t a, uint64_t b, bool) { return a * b; },
-     [](bool a, bool b) { return a && b; }},
-    {BinaryOp::kDivide, "divide", true, true,
-     [](double a, double b) { return a / b; }, nullptr, nullptr},
-    {BinaryOp::kMaximum, "maximum", true, false, NanMax,
-     [](uint64_t a, uint64_t b, bool s) { return IntLess(a, b, s) ? b : a; },
-     [](bool a, bool b) { return a || b; }},
-    {BinaryOp::kMinimum, "minimum", true, false, NanMin,
-     [](uint64_t a, uint64_t b, bool s) { return IntLess(a, b, s) ? a : b; },
-     [](bool a, bool b) { return a && b; }},
+     [](uint64_t a, uint64_t b, bool) { return a * b; }, And, nullptr},
+    {BinaryOp::kDivide, "divide", kArith, true, true, true,
+     [](double a, double b) { return a / b; }, nullptr, nullptr, nullptr},
+    {BinaryOp::kMaximum, "maximum", kArith, true, true, false, NanMax, IntMax,
+     Or, nullptr},
+    {BinaryOp::kMinimum, "minimum", kArith, true, true, false, NanMin, IntMin,
+     And, nullptr},
+    // Appended after the first six (seeds and dictionary name ops by index).
+    {BinaryOp::kFmax, "fmax", kArith, true, true, false, NumMax, IntMax, Or,
+     nullptr},
+    {BinaryOp::kFmin, "fmin", kArith, true, true, false, NumMin, IntMin, And,
+     nullptr},
+    {BinaryOp::kBitwiseAnd, "bitwise_and", kArith, true, false, false, nullptr,
+     [](uint64_t a, uint64_t b, bool) { return a & b; }, And, nullptr},
+    {BinaryOp::kBitwiseOr, "bitwise_or", kArith, true, false, false, nullptr,
+     [](uint64_t a, uint64_t b, bool) { return a | b; }, Or, nullptr},
+    {BinaryOp::kBitwiseXor, "bitwise_xor", kArith, true, false, false, nullptr,
+     [](uint64_t a, uint64_t b, bool) { return a ^ b; }, Xor, nullptr},
+    {BinaryOp::kLogicalAnd, "logical_and", kLogic, true, true, false, nullptr,
+     nullptr, And, nullptr},
+    {BinaryOp::kLogicalOr, "logical_or", kLogic, true, true, false, nullptr,
+     nullptr, Or, nullptr},
+    {BinaryOp::kLogicalXor, "logical_xor", kLogic, true, true, false, nullptr,
+     nullptr, Xor, nullptr},
+    {BinaryOp::kEqual, "equal", kCompare, true, true, false, nullptr, nullptr,
+     nullptr, [](Order o) { return o == Order::kEqual; }},
+    {BinaryOp::kNotEqual, "not_equal", kCompare, true, true, false, nullptr,
+     nullptr, nullptr, [](Order o) { return o != Order::kEqual; }},
+    {BinaryOp::kLess, "less", kCompare, true, true, false, nullptr, nullptr,
+     nullptr, [](Order o) { return o == Order::kLess; }},
+    {BinaryOp::kLessEqual, "less_equal", kCompare, true, true, false, nullptr,
+     nullptr, nullptr,
+     [](Order o) { return o == Order::kLess || o == Order::kEqual; }},
+    {BinaryOp::kGreater, "greater", kCompare, true, true, false, nullptr,
+     nullptr, nullptr, [](Order o) { return o == Order::kGreater; }},
+    {BinaryOp::kGreaterEqual, "greater_equal", kCompare, true, true, false,
+     nullptr, nullptr, nullptr,
+     [](Order o) { return o == Order::kGreater || o == Order::kEqual; }},
 };
 constexpr int kNumBinaryOps = sizeof(kBinaryOps) / sizeof(kBinaryOps[0]);
+
+// Whether a value is true (nonzero; NaN is true), as NumPy's bool cast.
+bool Truth(const Num& n, DType d) {
+  return IsFloat(d) ? n.f != 0 : n.i != 0;
+}
+
+// The order of two values of dtype `d`.
+Order Compare(const Num& x, const Num& y, DType d) {
+  if (IsFloat(d)) {
+    if (std::isnan(x.f) || std::isnan(y.f)) return Order::kUnordered;
+    return x.f < y.f ? Order::kLess : x.f > y.f ? Order::kGreater
+                                                : Order::kEqual;
+  }
+  const bool is_signed = IsSignedInt(d);
+  return IntLess(x.i, y.i, is_signed)   ? Order::kLess
+         : IntLess(y.i, x.i, is_signed) ? Order::kGreater
+                                        : Order::kEqual;
+}
 
 // NumPy's broadcast shape, or nullopt if the shapes do not broadcast.
 std::optional<std::vector<int64_t>> Broadcast(const std::vector<int64_t>& a,
@@ -236,27 +339,55 @@ bool Next(std::vector<int64_t>& index, const std::vector<int64_t>& shape) {
   return false;
 }
 
-std::optional<RefArray> RefBinary(const BinaryOpSpec& spec, const RefArray& a,
-                                  const RefArray& b) {
+// A reference result, or the error NumPy raises: the words its message must
+// contain (empty when the reference cannot tell which of several errors the
+// engine reports first). Every error is InvalidArgument.
+struct RefResult {
+  std::optional<RefArray> array;
+  std::vector<std::string> error_names;
+};
+
+RefResult Error(std::vector<std::string> names) {
+  return RefResult{std::nullopt, std::move(names)};
+}
+
+RefResult RefBinary(const BinaryOpSpec& spec, const RefArray& a,
+                    const RefArray& b) {
   std::optional<std::vector<int64_t>> shape = Broadcast(a.shape, b.shape);
-  if (!shape) return std::nullopt;
-  DType common = RefResultType(a.dtype, b.dtype);
-  if (IsBool(common) && !spec.defined_for_bool) return std::nullopt;
+  const DType common = RefResultType(a.dtype, b.dtype);
+  const bool dtype_ok = (!IsBool(common) || spec.defined_for_bool) &&
+                        (!IsFloat(common) || spec.defined_for_float);
+  if (!shape && !dtype_ok) return Error({});
+  if (!shape) return Error({ShapeStr(a.shape), ShapeStr(b.shape)});
+  if (!dtype_ok) {
+    return Error({spec.name, std::string(DTypeName(common))});
+  }
   RefArray out;
   out.shape = *shape;
-  out.dtype = spec.always_float && !IsFloat(common) ? DType::kFloat64 : common;
+  out.dtype = spec.kind != BinaryKind::kArithmetic ? DType::kBool
+              : spec.always_float && !IsFloat(common) ? DType::kFloat64
+                                                      : common;
   const int64_t n = Count(out.shape);
   out.data.resize(static_cast<size_t>(n));
-  if (n == 0) return out;
+  if (n == 0) return RefResult{std::move(out), {}};
+  // The dtype the op computes in: the result's float dtype, else the
+  // promoted one.
+  const DType compute = IsFloat(out.dtype) ? out.dtype : common;
   std::vector<int64_t> index(out.shape.size(), 0);
   int64_t flat = 0;
   do {
-    const Num x = Cast(a.data[BroadcastSource(a.shape, index)], a.dtype,
-                       IsFloat(out.dtype) ? out.dtype : common);
-    const Num y = Cast(b.data[BroadcastSource(b.shape, index)], b.dtype,
-                       IsFloat(out.dtype) ? out.dtype : common);
+    const Num& va = a.data[BroadcastSource(a.shape, index)];
+    const Num& vb = b.data[BroadcastSource(b.shape, index)];
     Num& r = out.data[static_cast<size_t>(flat++)];
-    if (IsFloat(out.dtype)) {
+    if (spec.kind == BinaryKind::kLogical) {
+      r.i = spec.on_bool(Truth(va, a.dtype), Truth(vb, b.dtype));
+      continue;
+    }
+    const Num x = Cast(va, a.dtype, compute);
+    const Num y = Cast(vb, b.dtype, compute);
+    if (spec.kind == BinaryKind::kComparison) {
+      r.i = spec.on_order(Compare(x, y, compute));
+    } else if (IsFloat(out.dtype)) {
       r.f = spec.on_float(x.f, y.f);
       if (out.dtype == DType::kFloat32) r.f = static_cast<float>(r.f);
     } else if (IsBool(out.dtype)) {
@@ -266,7 +397,224 @@ std::optional<RefArray> RefBinary(const BinaryOpSpec& spec, const RefArray& a,
                       out.dtype);
     }
   } while (Next(index, out.shape));
+  return RefResult{std::move(out), {}};
+}
+
+// ---- Unary ops (tensor/unary.h). ----
+
+// What a unary op's result dtype is.
+enum class UnaryResult {
+  kSame,   // the input's (integers wrap); bool: see `on_bool`
+  kFloat,  // computed in a float: float32 up to 16-bit integers, else float64
+  kBool,   // predicates
+};
+
+struct UnaryOpSpec {
+  UnaryOp op;
+  const char* name;
+  UnaryResult result;
+  bool math;  // exp, log, sin, cos, tanh: within kMathUlps, not exact
+  // kSame and kFloat: on a float of the result precision (float32 values
+  // are passed and returned as float, computed with the float overload).
+  float (*on_float32)(float);
+  double (*on_float64)(double);
+  // kSame on integers (64-bit bits of the dtype, before truncation).
+  uint64_t (*on_int)(uint64_t, bool is_signed);
+  // kSame on bool: -1 an error (NumPy has no loop), else the result dtype
+  // is `bool_result` with value on_bool(x).
+  int bool_result_dtype;  // -1: error, else a DType
+  uint64_t (*on_bool)(uint64_t);
+  // kBool: on the input (any dtype).
+  bool (*predicate)(const Num&, DType);
+};
+
+constexpr double kMathUlps = 4;  // tensor/kernels/unary_test.cc
+
+template <typename T>
+T SignOf(T x) {
+  return x != x ? x : x > 0 ? T(1) : x < 0 ? T(-1) : T(0);
+}
+
+uint64_t IntNegative(uint64_t u, bool) { return 0 - u; }
+uint64_t IntAbs(uint64_t u, bool s) {
+  return s && static_cast<int64_t>(u) < 0 ? 0 - u : u;
+}
+uint64_t IntSign(uint64_t u, bool s) {
+  if (u == 0) return 0;
+  return s && static_cast<int64_t>(u) < 0 ? ~uint64_t{0} : 1;
+}
+uint64_t IntSquare(uint64_t u, bool) { return u * u; }
+uint64_t BoolSame(uint64_t b) { return b; }
+
+constexpr int kNoBoolLoop = -1;
+constexpr int kBoolSame = static_cast<int>(DType::kBool);
+
+const UnaryOpSpec kUnaryOps[] = {
+    {UnaryOp::kNegative, "negative", UnaryResult::kSame, false,
+     [](float x) { return -x; }, [](double x) { return -x; }, IntNegative,
+     kNoBoolLoop, nullptr, nullptr},
+    {UnaryOp::kAbs, "abs", UnaryResult::kSame, false,
+     [](float x) { return std::fabs(x); },
+     [](double x) { return std::fabs(x); }, IntAbs, kBoolSame, BoolSame,
+     nullptr},
+    {UnaryOp::kSign, "sign", UnaryResult::kSame, false, SignOf<float>,
+     SignOf<double>, IntSign, kNoBoolLoop, nullptr, nullptr},
+    // square of bool is computed in int8: x * x == x.
+    {UnaryOp::kSquare, "square", UnaryResult::kSame, false,
+     [](float x) { return x * x; }, [](double x) { return x * x; }, IntSquare,
+     static_cast<int>(DType::kInt8), BoolSame, nullptr},
+    {UnaryOp::kSqrt, "sqrt", UnaryResult::kFloat, false,
+     [](float x) { return std::sqrt(x); },
+     [](double x) { return std::sqrt(x); }, nullptr, 0, nullptr, nullptr},
+    {UnaryOp::kExp, "exp", UnaryResult::kFloat, true,
+     [](float x) { return std::exp(x); }, [](double x) { return std::exp(x); },
+     nullptr, 0, nullptr, nullptr},
+    {UnaryOp::kLog, "log", UnaryResult::kFloat, true,
+     [](float x) { return std::log(x); }, [](double x) { return std::log(x); },
+     nullptr, 0, nullptr, nullptr},
+    {UnaryOp::kSin, "sin", UnaryResult::kFloat, true,
+     [](float x) { return std::sin(x); }, [](double x) { return std::sin(x); },
+     nullptr, 0, nullptr, nullptr},
+    {UnaryOp::kCos, "cos", UnaryResult::kFloat, true,
+     [](float x) { return std::cos(x); }, [](double x) { return std::cos(x); },
+     nullptr, 0, nullptr, nullptr},
+    {UnaryOp::kTanh, "tanh", UnaryResult::kFloat, true,
+     [](float x) { return std::tanh(x); },
+     [](double x) { return std::tanh(x); }, nullptr, 0, nullptr, nullptr},
+    {UnaryOp::kFloor, "floor", UnaryResult::kFloat, false,
+     [](float x) { return std::floor(x); },
+     [](double x) { return std::floor(x); }, nullptr, 0, nullptr, nullptr},
+    {UnaryOp::kCeil, "ceil", UnaryResult::kFloat, false,
+     [](float x) { return std::ceil(x); },
+     [](double x) { return std::ceil(x); }, nullptr, 0, nullptr, nullptr},
+    {UnaryOp::kIsNan, "isnan", UnaryResult::kBool, false, nullptr, nullptr,
+     nullptr, 0, nullptr,
+     [](const Num& n, DType d) { return IsFloat(d) && std::isnan(n.f); }},
+    {UnaryOp::kIsFinite, "isfinite", UnaryResult::kBool, false, nullptr,
+     nullptr, nullptr, 0, nullptr,
+     [](const Num& n, DType d) { return !IsFloat(d) || std::isfinite(n.f); }},
+    {UnaryOp::kLogicalNot, "logical_not", UnaryResult::kBool, false, nullptr,
+     nullptr, nullptr, 0, nullptr,
+     [](const Num& n, DType d) { return !Truth(n, d); }},
+};
+constexpr int kNumUnaryOps = sizeof(kUnaryOps) / sizeof(kUnaryOps[0]);
+
+// The float dtype the float functions compute in for input dtype `d`.
+DType UnaryFloatType(DType d) {
+  switch (d) {
+    case DType::kBool:
+    case DType::kInt8:
+    case DType::kUInt8:
+    case DType::kInt16:
+    case DType::kUInt16:
+    case DType::kFloat32:
+      return DType::kFloat32;
+    default:
+      return DType::kFloat64;
+  }
+}
+
+// A unary result and how it is compared: per-element tolerance for the math
+// functions, and whether the sign of a zero must match (the exact float ops).
+struct UnaryRef {
+  RefResult result;
+  std::vector<double> tolerance;
+  bool zero_sign = false;
+};
+
+UnaryRef RefUnary(const UnaryOpSpec& spec, const RefArray& x) {
+  UnaryRef out;
+  RefArray r;
+  r.shape = x.shape;
+  switch (spec.result) {
+    case UnaryResult::kSame:
+      if (IsBool(x.dtype)) {
+        if (spec.bool_result_dtype == kNoBoolLoop) {
+          out.result = Error({spec.name, "bool"});
+          return out;
+        }
+        r.dtype = static_cast<DType>(spec.bool_result_dtype);
+      } else {
+        r.dtype = x.dtype;
+      }
+      break;
+    case UnaryResult::kFloat:
+      r.dtype = UnaryFloatType(x.dtype);
+      break;
+    case UnaryResult::kBool:
+      r.dtype = DType::kBool;
+      break;
+  }
+  out.zero_sign = IsFloat(r.dtype) && !spec.math;
+  const double eps = r.dtype == DType::kFloat32 ? 0x1p-23 : 0x1p-52;
+  const double min_normal = r.dtype == DType::kFloat32 ? 0x1p-126 : 0x1p-1022;
+  const bool range_reduced =
+      spec.op == UnaryOp::kSin || spec.op == UnaryOp::kCos;
+  for (const Num& v : x.data) {
+    Num n;
+    double tol = 0;
+    if (spec.result == UnaryResult::kBool) {
+      n.i = spec.predicate(v, x.dtype);
+    } else if (IsFloat(r.dtype)) {
+      const Num in = Cast(v, x.dtype, r.dtype);
+      n.f = r.dtype == DType::kFloat32
+                ? spec.on_float32(static_cast<float>(in.f))
+                : spec.on_float64(in.f);
+      if (spec.math && std::isfinite(n.f)) {
+        tol = kMathUlps * eps * std::max(std::fabs(n.f), min_normal);
+        if (range_reduced && std::fabs(n.f) < 1) {
+          tol = std::max(tol, kMathUlps * eps);
+        }
+      }
+    } else if (IsBool(x.dtype)) {
+      n.i = spec.on_bool(v.i);
+    } else {
+      n.i = Normalize(spec.on_int(v.i, IsSignedInt(x.dtype)), r.dtype);
+    }
+    r.data.push_back(n);
+    out.tolerance.push_back(tol);
+  }
+  out.result.array = std::move(r);
   return out;
+}
+
+// ---- where and clip (tensor/ternary.h). ----
+
+RefResult RefWhere(const RefArray& cond, const RefArray& x,
+                   const RefArray& y) {
+  std::optional<std::vector<int64_t>> xy = Broadcast(x.shape, y.shape);
+  std::optional<std::vector<int64_t>> shape;
+  if (xy) shape = Broadcast(cond.shape, *xy);
+  if (!shape) {
+    return Error({ShapeStr(cond.shape), ShapeStr(x.shape), ShapeStr(y.shape)});
+  }
+  RefArray out;
+  out.shape = *shape;
+  out.dtype = RefResultType(x.dtype, y.dtype);
+  const int64_t n = Count(out.shape);
+  if (n == 0) return RefResult{std::move(out), {}};
+  std::vector<int64_t> index(out.shape.size(), 0);
+  do {
+    const bool take_x =
+        Truth(cond.data[BroadcastSource(cond.shape, index)], cond.dtype);
+    const RefArray& from = take_x ? x : y;
+    out.data.push_back(Cast(from.data[BroadcastSource(from.shape, index)],
+                            from.dtype, out.dtype));
+  } while (Next(index, out.shape));
+  return RefResult{std::move(out), {}};
+}
+
+// clip(a, lo, hi) is documented as minimum(maximum(a, lo), hi).
+RefResult RefClip(const RefArray& a, const RefArray& lo, const RefArray& hi) {
+  std::optional<std::vector<int64_t>> al = Broadcast(a.shape, lo.shape);
+  if (!al || !Broadcast(*al, hi.shape)) {
+    return Error({ShapeStr(a.shape), ShapeStr(lo.shape), ShapeStr(hi.shape)});
+  }
+  const BinaryOpSpec& maximum = kBinaryOps[4];
+  const BinaryOpSpec& minimum = kBinaryOps[5];
+  RefResult low = RefBinary(maximum, a, lo);
+  TESSERA_FUZZ_CHECK(low.array.has_value(), "reference maximum failed");
+  return RefBinary(minimum, *low.array, hi);
 }
 
 // ---- Reductions. ----
@@ -505,7 +853,8 @@ std::vector<Num> ReadElements(const Tensor& t) {
 // Checks `t` against `ref`; returns t's elements.
 std::vector<Num> CheckMatches(const Tensor& t, const RefArray& ref,
                               const char* what,
-                              const std::vector<double>* tolerance = nullptr) {
+                              const std::vector<double>* tolerance = nullptr,
+                              bool zero_sign = false) {
   TESSERA_FUZZ_CHECK(t.dtype() == ref.dtype, "%s: dtype %s, reference %s",
                      what, std::string(DTypeName(t.dtype())).c_str(),
                      std::string(DTypeName(ref.dtype)).c_str());
@@ -526,6 +875,13 @@ std::vector<Num> CheckMatches(const Tensor& t, const RefArray& ref,
                          what, k, ShapeStr(shape).c_str(),
                          std::string(DTypeName(ref.dtype)).c_str(), got[k].f,
                          want.f, tol);
+      TESSERA_FUZZ_CHECK(!zero_sign || std::isnan(want.f) ||
+                             std::signbit(got[k].f) == std::signbit(want.f),
+                         "%s: element %zu of %s (%s) is %g, reference %g "
+                         "(sign of zero)",
+                         what, k, ShapeStr(shape).c_str(),
+                         std::string(DTypeName(ref.dtype)).c_str(), got[k].f,
+                         want.f);
     } else {
       TESSERA_FUZZ_CHECK(got[k].i == want.i,
                          "%s: element %zu of %s (%s) is %#llx, reference "
@@ -550,6 +906,9 @@ enum class Op : uint8_t {
   kSqueeze,
   kBinary,
   kReduce,
+  kUnary,
+  kWhere,
+  kClip,
   kNumOps,
 };
 
@@ -574,8 +933,11 @@ class Harness {
         case Op::kExpandDims: ExpandDims(); break;
         case Op::kSqueeze: Squeeze(); break;
         case Op::kBinary: BinaryOpStep(); break;
-        case Op::kReduce:
-        case Op::kNumOps: ReduceStep(); break;
+        case Op::kReduce: ReduceStep(); break;
+        case Op::kUnary: UnaryStep(); break;
+        case Op::kWhere: TernaryStep(/*is_clip=*/false); break;
+        case Op::kClip:
+        case Op::kNumOps: TernaryStep(/*is_clip=*/true); break;
       }
     }
     // Views must still read their (shared) storage correctly at the end.
@@ -676,19 +1038,32 @@ class Harness {
     CheckMatches(s.tensor, s.ref, "new tensor");
   }
 
-  // Stores a view's result (or checks that both sides rejected it).
+  // Stores an op's result (or checks that both sides rejected it: every
+  // documented error of these ops is InvalidArgument, and its message names
+  // `error_names`).
   void Store(Slot& s, absl::StatusOr<Tensor> got, std::optional<RefArray> want,
-             const char* what, const std::vector<double>* tolerance = nullptr) {
+             const char* what, const std::vector<double>* tolerance = nullptr,
+             const std::vector<std::string>& error_names = {},
+             bool zero_sign = false) {
     TESSERA_FUZZ_CHECK(got.ok() == want.has_value(),
                        "%s: engine says %s, reference says %s", what,
                        got.ok() ? "OK" : got.status().ToString().c_str(),
                        want ? "OK" : "error");
     if (!got.ok()) {
-      TESSERA_FUZZ_CHECK(!got.status().message().empty(),
-                         "%s: error without a message", what);
+      TESSERA_FUZZ_CHECK(absl::IsInvalidArgument(got.status()) &&
+                             !got.status().message().empty(),
+                         "%s: error %s is not a documented InvalidArgument",
+                         what, got.status().ToString().c_str());
+      for (const std::string& name : error_names) {
+        TESSERA_FUZZ_CHECK(absl::StrContains(got.status().message(), name),
+                           "%s: error '%s' does not name '%s'", what,
+                           std::string(got.status().message()).c_str(),
+                           name.c_str());
+      }
       return;
     }
-    std::vector<Num> values = CheckMatches(*got, *want, what, tolerance);
+    std::vector<Num> values =
+        CheckMatches(*got, *want, what, tolerance, zero_sign);
     if (Count(want->shape) > kMaxElements) return;
     s.tensor = *std::move(got);
     s.ref = *std::move(want);
@@ -831,9 +1206,40 @@ class Harness {
     const Slot& x = PickFilledSlot();
     const Slot& y = PickFilledSlot();
     Slot& out = PickSlot();
-    std::optional<RefArray> want = RefBinary(spec, x.ref, y.ref);
+    RefResult want = RefBinary(spec, x.ref, y.ref);
     absl::StatusOr<Tensor> got = Binary(spec.op, x.tensor, y.tensor);
-    Store(out, std::move(got), std::move(want), spec.name);
+    Store(out, std::move(got), std::move(want.array), spec.name, nullptr,
+          want.error_names);
+  }
+
+  void UnaryStep() {
+    const UnaryOpSpec& spec =
+        kUnaryOps[in_.ConsumeIntegralInRange<int>(0, kNumUnaryOps - 1)];
+    const Slot& x = PickFilledSlot();
+    Slot& out = PickSlot();
+    UnaryRef want = RefUnary(spec, x.ref);
+    absl::StatusOr<Tensor> got = Unary(spec.op, x.tensor);
+    // Math results within tolerance are stored as the engine computed them.
+    const bool any_tolerance =
+        std::any_of(want.tolerance.begin(), want.tolerance.end(),
+                    [](double t) { return t > 0; });
+    Store(out, std::move(got), std::move(want.result.array), spec.name,
+          any_tolerance ? &want.tolerance : nullptr, want.result.error_names,
+          want.zero_sign);
+  }
+
+  // where(cond, x, y) or clip(a, lo, hi): three tensors broadcast together.
+  void TernaryStep(bool is_clip) {
+    const Slot& a = PickFilledSlot();
+    const Slot& b = PickFilledSlot();
+    const Slot& c = PickFilledSlot();
+    Slot& out = PickSlot();
+    RefResult want = is_clip ? RefClip(a.ref, b.ref, c.ref)
+                             : RefWhere(a.ref, b.ref, c.ref);
+    absl::StatusOr<Tensor> got = is_clip ? clip(a.tensor, b.tensor, c.tensor)
+                                         : where(a.tensor, b.tensor, c.tensor);
+    Store(out, std::move(got), std::move(want.array),
+          is_clip ? "clip" : "where", nullptr, want.error_names);
   }
 
   void ReduceStep() {
