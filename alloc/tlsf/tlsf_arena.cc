@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/base/attributes.h"
 #include "absl/strings/str_format.h"
@@ -71,6 +72,8 @@ TlsfArena::TlsfArena(const TlsfArenaOptions& options)
       granule_(options.granularity),
       granule_shift_(Log2(options.granularity)),
       max_block_(options.max_block_size & ~(options.granularity - 1)),
+      index_page_shift_(std::min(12, Log2(options.granularity) + 6)),
+      page_granules_(1u << (index_page_shift_ - Log2(options.granularity))),
       carve_bytes_(std::max<size_t>(sizeof(Node), options.granularity)),
       arena_id_(g_next_arena_id.fetch_add(1, std::memory_order_relaxed)),
       pointer_index_allowed_(options.pointer_index),
@@ -210,10 +213,26 @@ absl::Status TlsfArena::AddRegionImpl(char* memory, size_t bytes, bool system,
   const uintptr_t start = AlignUp(begin, granule_);
   const uintptr_t stop = AlignDown(begin + bytes, granule_);
   const size_t base_alignment = std::max(granule_, options_.arena_alignment);
-  // The index covers every granule of [start, stop), a slight overestimate
-  // of [base, end) that keeps the arithmetic simple.
-  const size_t granules = stop > start ? (stop - start) >> granule_shift_ : 0;
-  const size_t index_bytes = AlignUp(granules * sizeof(uint32_t), granule_);
+  // The index covers every index page of [start, stop), a slight
+  // overestimate of [base, end) that keeps the arithmetic simple. Its pools
+  // have room for a record (table) in every page that can hold 2 (15)
+  // starts. A record or table in use holds a live block, and there are
+  // fewer than 2^32 - 1 nodes, so 2^32 - 1 of each are enough.
+  const size_t span = stop > start ? stop - start : 0;
+  const size_t pages = (span + (size_t{1} << index_page_shift_) - 1) >>
+                       index_page_shift_;
+  const size_t granules = span >> granule_shift_;
+  const size_t record_capacity =
+      page_granules_ < 2 ? 0 : std::min<size_t>({pages, granules / 2, kNil});
+  const size_t table_capacity =
+      page_granules_ <= kRecordNodes
+          ? 0
+          : std::min<size_t>({pages, granules / (kRecordNodes + 1), kNil});
+  const uintptr_t records =
+      AlignUp(start + pages * sizeof(PageSlot), sizeof(StartRecord));
+  const uintptr_t tables = records + record_capacity * sizeof(StartRecord);
+  const size_t index_bytes =
+      tables + table_capacity * page_granules_ * sizeof(uint32_t) - start;
   const uintptr_t base = AlignUp(start + index_bytes, base_alignment);
   const size_t needed = granule_ + carve_bytes_;
   if (stop <= start || base >= stop || stop - base < needed) {
@@ -226,7 +245,14 @@ absl::Status TlsfArena::AddRegionImpl(char* memory, size_t bytes, bool system,
   Region& region = regions_[r];
   region.memory = memory;
   region.memory_bytes = bytes;
-  region.index = reinterpret_cast<uint32_t*>(start);
+  region.slots = reinterpret_cast<PageSlot*>(start);
+  region.pages = pages;
+  region.records = reinterpret_cast<StartRecord*>(records);
+  region.tables = reinterpret_cast<uint32_t*>(tables);
+  region.record_capacity = static_cast<uint32_t>(record_capacity);
+  region.table_capacity = static_cast<uint32_t>(table_capacity);
+  region.record_pool = IndexPool{};
+  region.table_pool = IndexPool{};
   region.base = reinterpret_cast<char*>(base);
   region.end = reinterpret_cast<char*>(stop);
   region.floor = region.end - carve_bytes_;
@@ -256,6 +282,9 @@ absl::Status TlsfArena::AddRegionImpl(char* memory, size_t bytes, bool system,
   InsertFree(first);
   region.last = first;
   PoisonFree(region.base, static_cast<size_t>(region.floor - region.base));
+  // Mapped memory is zeroed: all-zero slots are empty pages. Caller memory
+  // is not known to be.
+  if (pointer_index_ && !system) ClearPageSlots(region);
   return absl::OkStatus();
 }
 
@@ -265,13 +294,16 @@ bool TlsfArena::Grow(size_t need) {
   size_t u = need >> granule_shift_;
   if (u >= kSlCount) u += (size_t{1} << (Log2(u) - kSlLog)) - 1;
   const size_t block = u << granule_shift_;
-  // The pointer index takes 4 bytes of every granule of the region, so the
-  // region must be block + fixed costs, scaled by G / (G - 4).
+  // The pointer index takes a slot and room for a record and a table from
+  // every index page of the region, so the region must be block + fixed
+  // costs, scaled by P / (P - index bytes per page).
+  const size_t page = size_t{1} << index_page_shift_;
   const size_t fixed = 2 * carve_bytes_ +
                        std::max(granule_, options_.arena_alignment) +
-                       2 * granule_ + kPageSize;
-  const size_t scaled =
-      (block + fixed) / (granule_ - sizeof(uint32_t)) * granule_ + granule_;
+                       2 * granule_ + sizeof(StartRecord) + 2 * page;
+  const size_t per_page = sizeof(PageSlot) + sizeof(StartRecord) +
+                          page_granules_ * sizeof(uint32_t);
+  const size_t scaled = (block + fixed) / (page - per_page) * page + page;
   const size_t bytes = std::max(options_.growth_region_bytes, scaled);
   return AddSystemRegion(bytes).ok();
 }
@@ -499,19 +531,178 @@ TESSERA_TLSF_INLINE void TlsfArena::LinkBelow(uint32_t fresh, uint32_t upper) {
 // Allocation and free.
 // ---------------------------------------------------------------------------
 
+void TlsfArena::ClearPageSlots(const Region& r) const {
+  for (size_t k = 0; k < r.pages; ++k) r.slots[k] = PageSlot{kNil, 0};
+}
+
 void TlsfArena::BuildPointerIndex() const {
   for (int r = 0; r < num_regions_; ++r) {
     const Region& region = regions_[r];
+    // Mapped memory is zeroed, and all-zero slots are empty pages; caller
+    // memory is not known to be.
+    if (!region.system) ClearPageSlots(region);
     for (uint32_t x = region.last; x != kNil; x = N(x)->prev_phys) {
       const Node* n = N(x);
       // Live and cached blocks (a cached block keeps its entry for when it
       // is handed out again).
       if (IsFree(n)) continue;
-      region.index[static_cast<size_t>(n->addr - region.base) >>
-                   granule_shift_] = x;
+      IndexBlock(region, x, n->addr);
     }
   }
   pointer_index_ = true;
+}
+
+namespace {
+
+// Takes a record or table from a pool whose free list links through the
+// first 32-bit word of each (`first_word(t)`): a recycled one, else the next
+// never-used one. The pool has room for one per page, so there always is
+// one.
+template <typename FirstWord>
+TESSERA_TLSF_INLINE uint32_t TakeFromPool(uint32_t* free, uint32_t* touched,
+                                          uint32_t* in_use,
+                                          FirstWord first_word) {
+  uint32_t t = *free;
+  if (t != 0xFFFFFFFFu) {
+    *free = *first_word(t);
+  } else {
+    t = (*touched)++;
+  }
+  ++*in_use;
+  return t;
+}
+
+}  // namespace
+
+TESSERA_TLSF_INLINE void TlsfArena::IndexBlock(const Region& r, uint32_t i,
+                                               const char* addr) const {
+  const size_t offset = static_cast<size_t>(addr - r.base);
+  const uint32_t g =
+      static_cast<uint32_t>(offset >> granule_shift_) & (page_granules_ - 1);
+  PageSlot& slot = r.slots[offset >> index_page_shift_];
+  const uint32_t state = slot.state;
+  if (ABSL_PREDICT_TRUE(state == 0 || state == g + 1)) {
+    // The page's only live start. (The same granule cannot still be live:
+    // its block was unindexed when freed. Overwriting is the safe choice.)
+    slot = PageSlot{i, g + 1};
+    return;
+  }
+  if (state < kRecord) {
+    // A second live block starts in this page: give it a start record.
+    const uint32_t gx = state - 1;
+    const uint32_t x = slot.ref;
+    const uint32_t t = TakeFromPool(
+        &r.record_pool.free, &r.record_pool.touched, &r.record_pool.in_use,
+        [&r](uint32_t k) { return &r.records[k].nodes[0]; });
+    StartRecord& record = r.records[t];
+    record.starts = (uint64_t{1} << gx) | (uint64_t{1} << g);
+    record.nodes[0] = gx < g ? x : i;
+    record.nodes[1] = gx < g ? i : x;
+    slot = PageSlot{t, kRecord | 2};
+    return;
+  }
+  if ((state & kFullTable) != 0) {
+    r.tables[size_t{slot.ref} * page_granules_ + g] = i;
+    slot.state = state + 1;
+    return;
+  }
+  StartRecord& record = r.records[slot.ref];
+  const uint32_t count = state & kStartCount;
+  if (count < kRecordNodes) {
+    // Insert in address order: entries from k up move one place.
+    const uint32_t k = PopCount(record.starts & ((uint64_t{1} << g) - 1));
+    for (uint32_t j = count; j > k; --j) record.nodes[j] = record.nodes[j - 1];
+    record.nodes[k] = i;
+    record.starts |= uint64_t{1} << g;
+    slot.state = state + 1;
+    return;
+  }
+  // A 15th start: the page moves to a granule table.
+  const uint32_t t = TakeFromPool(
+      &r.table_pool.free, &r.table_pool.touched, &r.table_pool.in_use,
+      [&r, this](uint32_t k) { return &r.tables[size_t{k} * page_granules_]; });
+  uint32_t* table = &r.tables[size_t{t} * page_granules_];
+  uint64_t starts = record.starts;
+  for (uint32_t k = 0; starts != 0; ++k, starts &= starts - 1) {
+    table[__builtin_ctzll(starts)] = record.nodes[k];
+  }
+  table[g] = i;
+  record.nodes[0] = r.record_pool.free;
+  r.record_pool.free = slot.ref;
+  --r.record_pool.in_use;
+  slot = PageSlot{t, kFullTable | (count + 1)};
+}
+
+TESSERA_TLSF_INLINE void TlsfArena::UnindexBlock(const char* addr) {
+  const Region& r0 = regions_[0];
+  const Region& r =
+      addr >= r0.base && addr < r0.floor ? r0 : regions_[RegionOf(addr)];
+  const size_t offset = static_cast<size_t>(addr - r.base);
+  PageSlot& slot = r.slots[offset >> index_page_shift_];
+  const uint32_t state = slot.state;
+  if (state < kRecord) {
+    // The page's only live start (state 0 cannot be: the block is live).
+    slot = PageSlot{kNil, 0};
+    return;
+  }
+  if ((state & kFullTable) != 0) {
+    if ((state & kStartCount) == 1) {
+      r.tables[size_t{slot.ref} * page_granules_] = r.table_pool.free;
+      r.table_pool.free = slot.ref;
+      --r.table_pool.in_use;
+      slot = PageSlot{kNil, 0};
+    } else {
+      slot.state = state - 1;
+    }
+    return;
+  }
+  StartRecord& record = r.records[slot.ref];
+  const uint32_t g =
+      static_cast<uint32_t>(offset >> granule_shift_) & (page_granules_ - 1);
+  const uint32_t k = PopCount(record.starts & ((uint64_t{1} << g) - 1));
+  const uint32_t count = (state & kStartCount) - 1;
+  for (uint32_t j = k; j < count; ++j) record.nodes[j] = record.nodes[j + 1];
+  record.starts &= ~(uint64_t{1} << g);
+  if (count == 1) {
+    // One start left: the slot names it, the record is recycled.
+    const uint32_t last = record.nodes[0];
+    const uint32_t g_last =
+        static_cast<uint32_t>(__builtin_ctzll(record.starts));
+    record.nodes[0] = r.record_pool.free;
+    r.record_pool.free = slot.ref;
+    --r.record_pool.in_use;
+    slot = PageSlot{last, g_last + 1};
+  } else {
+    slot.state = state - 1;
+  }
+}
+
+uint32_t TlsfArena::ContainingBlock(const Region& r, const char* p,
+                                    uint32_t hint) const {
+  if (!IsCarved(hint)) return kNil;
+  const Node* n = N(hint);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(r.base);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(n->addr);
+  if ((n->size_flags & kFlagRecycled) != 0 || a < base ||
+      (a - base) >> index_page_shift_ !=
+          static_cast<size_t>(p - r.base) >> index_page_shift_) {
+    return kNil;
+  }
+  // Every block between the hint and the one holding p starts in their
+  // page, so the walk is at most a page's granules long.
+  uint32_t x = hint;
+  for (uint32_t steps = 0; steps <= page_granules_ + 1; ++steps) {
+    if (p < n->addr) {
+      x = n->prev_phys;
+    } else if (p >= n->addr + SizeOf(n)) {
+      x = n->next_phys;
+    } else {
+      return x;
+    }
+    if (x == kNil) return kNil;
+    n = N(x);
+  }
+  return kNil;
 }
 
 TESSERA_TLSF_INLINE void TlsfArena::NoteAllocated(uint32_t i) {
@@ -519,15 +710,11 @@ TESSERA_TLSF_INLINE void TlsfArena::NoteAllocated(uint32_t i) {
   const size_t size = SizeOf(n);
   const Region& r0 = regions_[0];
   if (n->addr >= r0.base && n->addr < r0.floor) {
-    if (pointer_index_) {
-      r0.index[static_cast<size_t>(n->addr - r0.base) >> granule_shift_] = i;
-    }
+    if (pointer_index_) IndexBlock(r0, i, n->addr);
     const uint64_t end = static_cast<uint64_t>(n->addr - r0.base) + size;
     if (end > high_water_) high_water_ = end;
   } else if (pointer_index_) {
-    const Region& region = regions_[RegionOf(n->addr)];
-    region.index[static_cast<size_t>(n->addr - region.base) >>
-                 granule_shift_] = i;
+    IndexBlock(regions_[RegionOf(n->addr)], i, n->addr);
   }
   Unpoison(n->addr, size);
 }
@@ -557,6 +744,8 @@ TESSERA_TLSF_INLINE uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignm
     }
   }
   Node* nb = N(b);
+  const Region& r0 = regions_[0];
+  const PageSlot* index_slot = nullptr;
   {
     // The nodes this allocation will update are scattered: its list
     // successor (RemoveFree), its lower neighbour (LinkBelow) and the head of
@@ -564,6 +753,14 @@ TESSERA_TLSF_INLINE uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignm
     // so that their misses overlap instead of following one another.
     if (nb->next_free != kNil) __builtin_prefetch(N(nb->next_free), 1);
     if (nb->prev_phys != kNil) __builtin_prefetch(N(nb->prev_phys), 1);
+    // And the pointer index slot NoteAllocated will update (the allocated
+    // part starts at the block's start, or an alignment gap above it); its
+    // record, if it has one, once the slot is in (after RemoveFree).
+    if (pointer_index_ && nb->addr >= r0.base && nb->addr < r0.floor) {
+      index_slot = &r0.slots[static_cast<size_t>(nb->addr - r0.base) >>
+                             index_page_shift_];
+      __builtin_prefetch(index_slot, 1);
+    }
     const size_t rest = SizeOf(nb) - rounded;
     if (rest >= granule_) {
       int fl, sl;
@@ -572,6 +769,9 @@ TESSERA_TLSF_INLINE uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignm
     }
   }
   RemoveFree(b);
+  if (index_slot != nullptr && (index_slot->state & kRecord) != 0) {
+    __builtin_prefetch(&r0.records[index_slot->ref], 1);
+  }
   const uint64_t b_flags = nb->size_flags & kFlagMask;
   if (aligned) {
     const uintptr_t addr = reinterpret_cast<uintptr_t>(nb->addr);
@@ -648,6 +848,8 @@ void TlsfArena::FlushQuickCache() {
 TESSERA_TLSF_INLINE void TlsfArena::FreeBlockNow(uint32_t b, int scan_window) {
   Node* nb = N(b);
   size_t size = SizeOf(nb);
+  // Before merging moves the block's start.
+  if (pointer_index_) UnindexBlock(nb->addr);
   PoisonFree(nb->addr, size);
   if (scan_window <= 0) {
     // Deferred: both sides of every new free-free adjacency become pending.
@@ -871,21 +1073,31 @@ absl::Status TlsfArena::LookupPointer(const void* ptr, uint32_t* node,
     return absl::FailedPreconditionError(absl::StrFormat(
         "tlsf: %p is an interior pointer, not at a block boundary", ptr));
   }
-  const uint32_t i = region.index[offset >> granule_shift_];
-  const int ir = static_cast<int>(i >> kLocalBits);
-  if (ir < num_regions_ && (i & kLocalMask) < regions_[ir].carved) {
+  const uint32_t i = IndexLookup(region, offset);
+  const char* p = static_cast<const char*>(ptr);
+  bool freed = false;
+  if (IsCarved(i)) {
     const Node* n = N(i);
     if (n->addr == ptr && (n->size_flags & kFlagNotLive) == 0) {
       *node = i;
       return absl::OkStatus();
     }
-    const char* p = static_cast<const char*>(ptr);
-    if ((n->size_flags & (kFlagRecycled | kFlagCached)) != 0 ||
-        (IsFree(n) && p >= n->addr && p < n->addr + SizeOf(n))) {
-      *violation = ContractViolation::kDoubleFree;
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "tlsf: double free: %p is not a live block (already freed)", ptr));
-    }
+    // A stale entry of a block since merged away.
+    freed = (n->size_flags & kFlagRecycled) != 0;
+  }
+  if (!freed) {
+    // Not a live block's start: which block holds p? Walk from a block
+    // known to start in its page (slow path only).
+    uint32_t hint = i;
+    const PageSlot slot = region.slots[offset >> index_page_shift_];
+    if ((slot.state & kRecord) != 0) hint = region.records[slot.ref].nodes[0];
+    const uint32_t z = ContainingBlock(region, p, hint);
+    freed = z != kNil && (N(z)->size_flags & (kFlagFree | kFlagCached)) != 0;
+  }
+  if (freed) {
+    *violation = ContractViolation::kDoubleFree;
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "tlsf: double free: %p is not a live block (already freed)", ptr));
   }
   return absl::FailedPreconditionError(absl::StrFormat(
       "tlsf: %p is not the start of a live block (interior pointer)", ptr));
@@ -1167,7 +1379,12 @@ TlsfStats TlsfArena::Stats() const {
   for (int r = 0; r < num_regions_; ++r) {
     const Region& region = regions_[r];
     s.index_bytes += static_cast<uint64_t>(
-        region.base - reinterpret_cast<char*>(region.index));
+        region.base - reinterpret_cast<char*>(region.slots));
+    s.index_tables += region.record_pool.in_use + region.table_pool.in_use;
+    s.index_table_bytes_touched +=
+        uint64_t{region.record_pool.touched} * sizeof(StartRecord) +
+        uint64_t{region.table_pool.touched} * page_granules_ *
+            sizeof(uint32_t);
     s.region_bytes += region.memory_bytes;
   }
   s.high_water_offset = high_water_;
@@ -1320,20 +1537,161 @@ absl::Status TlsfArena::CheckIntegrity() const {
                            carved_total_, carved_sum));
   }
 
-  // 6. Pointer index entries of live blocks.
+  // 6. The pointer index: each page's live starts are in its slot, its
+  //    start record or its table.
   for (int r = 0; pointer_index_ && r < num_regions_; ++r) {
     const Region& region = regions_[r];
+    std::vector<bool> record_seen(region.record_pool.touched);
+    std::vector<bool> table_seen(region.table_pool.touched);
+    uint64_t records_seen = 0, tables_seen = 0;
+    // The live (and cached) blocks starting in one page, found walking the
+    // chain downwards, are checked against the page's slot.
+    std::vector<uint32_t> starts;
+    size_t page = 0;
+    uint64_t pages_with_starts = 0;
+    auto granule_of = [&](uint32_t x) {
+      return static_cast<uint32_t>((N(x)->addr - region.base) >>
+                                   granule_shift_) &
+             (page_granules_ - 1);
+    };
+    auto check_page = [&]() -> absl::Status {
+      if (starts.empty()) return absl::OkStatus();
+      std::reverse(starts.begin(), starts.end());  // address order
+      const PageSlot slot = region.slots[page];
+      const void* at = region.base + (page << index_page_shift_);
+      ++pages_with_starts;
+      if (slot.state < kRecord) {
+        if (starts.size() != 1 || slot.ref != starts[0] ||
+            slot.state != granule_of(starts[0]) + 1) {
+          return violated(6, absl::StrFormat(
+                                 "region %d page %p: %u live blocks start "
+                                 "there, its slot names node %u at granule "
+                                 "%d and no record",
+                                 r, at, starts.size(), slot.ref,
+                                 static_cast<int>(slot.state) - 1));
+        }
+        return absl::OkStatus();
+      }
+      if ((slot.state & kFullTable) != 0) {
+        if ((slot.state & kStartCount) != starts.size() ||
+            slot.ref >= region.table_pool.touched || table_seen[slot.ref]) {
+          return violated(6, absl::StrFormat(
+                                 "region %d page %p: %u live blocks start "
+                                 "there, its slot counts %u in table %u (%u "
+                                 "handed out), or another page has it",
+                                 r, at, starts.size(),
+                                 slot.state & kStartCount, slot.ref,
+                                 region.table_pool.touched));
+        }
+        table_seen[slot.ref] = true;
+        ++tables_seen;
+        for (const uint32_t x : starts) {
+          const uint32_t entry =
+              region.tables[size_t{slot.ref} * page_granules_ + granule_of(x)];
+          if (entry != x) {
+            return violated(6, absl::StrFormat(
+                                   "table entry of live block %p is %u, not "
+                                   "its node %u",
+                                   N(x)->addr, entry, x));
+          }
+        }
+        return absl::OkStatus();
+      }
+      if ((slot.state & kStartCount) != starts.size() || starts.size() < 2 ||
+          starts.size() > kRecordNodes ||
+          slot.ref >= region.record_pool.touched || record_seen[slot.ref]) {
+        return violated(6, absl::StrFormat(
+                               "region %d page %p: %u live blocks start "
+                               "there, its slot counts %u in record %u (%u "
+                               "handed out), or another page has it",
+                               r, at, starts.size(), slot.state & kStartCount,
+                               slot.ref,
+                               region.record_pool.touched));
+      }
+      record_seen[slot.ref] = true;
+      ++records_seen;
+      const StartRecord& record = region.records[slot.ref];
+      uint64_t expected = 0;
+      for (size_t k = 0; k < starts.size(); ++k) {
+        expected |= uint64_t{1} << granule_of(starts[k]);
+        if (record.nodes[k] != starts[k]) {
+          return violated(6, absl::StrFormat(
+                                 "record entry %u of page %p is %u, not the "
+                                 "node %u of live block %p",
+                                 k, at, record.nodes[k], starts[k],
+                                 N(starts[k])->addr));
+        }
+      }
+      if (record.starts != expected) {
+        return violated(6, absl::StrFormat(
+                               "record of page %p has start bits %#x, the "
+                               "live blocks start at %#x",
+                               at, record.starts, expected));
+      }
+      return absl::OkStatus();
+    };
     for (uint32_t x = region.last; x != kNil; x = N(x)->prev_phys) {
       const Node* n = N(x);
       if (IsFree(n)) continue;
-      const uint32_t entry =
-          region.index[static_cast<size_t>(n->addr - region.base) >>
-                       granule_shift_];
-      if (entry != x) {
-        return violated(6, absl::StrFormat("index entry of live block %p is "
-                                           "%u, not its node %u",
-                                           n->addr, entry, x));
+      const size_t p =
+          static_cast<size_t>(n->addr - region.base) >> index_page_shift_;
+      if (p != page) {
+        if (absl::Status s = check_page(); !s.ok()) return s;
+        starts.clear();
+        page = p;
       }
+      starts.push_back(x);
+    }
+    if (absl::Status s = check_page(); !s.ok()) return s;
+    // Every other page's slot is empty.
+    uint64_t pages_not_empty = 0;
+    for (size_t k = 0; k < region.pages; ++k) {
+      pages_not_empty += region.slots[k].state != 0;
+    }
+    if (pages_not_empty != pages_with_starts) {
+      return violated(6, absl::StrFormat(
+                             "region %d: %u page slots are not empty, but "
+                             "live blocks start in %u pages",
+                             r, pages_not_empty, pages_with_starts));
+    }
+    // Both pools: in use by pages + on the free list = handed out.
+    uint64_t free_records = 0, free_tables = 0;
+    for (uint32_t t = region.record_pool.free; t != kNil;
+         t = region.records[t].nodes[0]) {
+      if (t >= region.record_pool.touched || record_seen[t]) {
+        return violated(6, absl::StrFormat(
+                               "region %d: record %u on the free list is in "
+                               "use, listed twice or never handed out",
+                               r, t));
+      }
+      record_seen[t] = true;
+      ++free_records;
+    }
+    for (uint32_t t = region.table_pool.free; t != kNil;
+         t = region.tables[size_t{t} * page_granules_]) {
+      if (t >= region.table_pool.touched || table_seen[t]) {
+        return violated(6, absl::StrFormat(
+                               "region %d: table %u on the free list is in "
+                               "use, listed twice or never handed out",
+                               r, t));
+      }
+      table_seen[t] = true;
+      ++free_tables;
+    }
+    if (region.record_pool.touched > region.record_capacity ||
+        region.table_pool.touched > region.table_capacity ||
+        records_seen != region.record_pool.in_use ||
+        records_seen + free_records != region.record_pool.touched ||
+        tables_seen != region.table_pool.in_use ||
+        tables_seen + free_tables != region.table_pool.touched) {
+      return violated(6, absl::StrFormat(
+                             "region %d: records %u in use by pages (pool "
+                             "says %u) + %u free, %u handed out; tables %u "
+                             "(%u) + %u, %u",
+                             r, records_seen, region.record_pool.in_use,
+                             free_records, region.record_pool.touched,
+                             tables_seen, region.table_pool.in_use,
+                             free_tables, region.table_pool.touched));
     }
   }
 

@@ -45,18 +45,50 @@
 // stale in a third bitmap, and Stats() repairs the mark of the list it reads
 // (one walk of that list, which puts its largest block first).
 //
-// Free by pointer is O(1) through the pointer index: one uint32 per granule of
-// the region, holding the node index of the block that starts there. It costs
-// 4 bytes per granule (6.25% of the arena's address space at the default
-// 64-byte granularity) but only pages where blocks start are ever touched,
-// and it is validated on every use (the node must say it starts at exactly
-// that pointer and is allocated), so stale or garbage entries are harmless.
+// Free by pointer is O(1) through the pointer index, which is kept small:
+// its resident memory follows the number of blocks, not the address range
+// they are spread over. (A plain array of one entry per granule costs 6.25%
+// of every 64 KiB stretch where any block starts, which with blocks of a few
+// KiB spread over the arena is all of it.) The index divides each region's
+// block area into index pages of 64 granules (4 KiB at the default 64-byte
+// granularity, and at most 4 KiB) and keeps, at the region's start:
+//   * a page slot per index page (8 bytes: 0.2% of the address space at the
+//     default granularity). While one live block starts in the page, its
+//     slot names that block's node and granule: a lookup is one load, and
+//     a second start needs no other memory to build the page's record;
+//   * for a page where 2 to 14 live blocks start, a 64-byte start record:
+//     a bitmap of the granules where they start and their nodes in address
+//     order, so the node of the block at granule g is entry
+//     popcount(bitmap below g). A start inserts or removes one entry (at
+//     most 13 moved, O(1)); when one start is left the page returns to its
+//     slot alone and the record is recycled;
+//   * for a page where 15 or more live blocks start (small blocks packed
+//     densely), a granule table: one entry per granule, 256 bytes.
+// Records and tables come from pools reserved after the slots with room
+// for one per page (so taking one never fails and costs O(1): a free-list
+// pop, or the next never-used one). Recycled ones are reused first, so only
+// as many are ever touched as were once in use at the same time: the pages
+// of small blocks. (The reservation itself is address space: slots, records
+// and tables take 7.8% of a region at the default granularity, untouched
+// until used; in caller memory the blocks cannot use it.) The price of the
+// small index is one more dependent load when freeing by pointer a block
+// whose page has a record or table (slot, then record, then node, where a
+// per-granule array needs an entry and the node); with blocks spread over
+// a large arena both are usually cache misses.
+// "Live" here includes blocks held by the quick cache, which keep their
+// entries for when they are handed out again. Slots and records are exact
+// (an all-zero slot is an empty page, so freshly mapped memory needs no
+// initialisation); table entries may be stale (a table counts its page's
+// live blocks and is recycled at zero). Every lookup is still validated
+// (the node must say it starts at exactly that pointer and is allocated),
+// so not even a garbage entry could pass for a live block.
 // The index is built on first use: until a call needs it (the generic
 // interface's Allocate/Deallocate, Free(void*), HandleOf) allocations do not
-// write it, so an arena used through handles alone never touches its pages
-// (with blocks of several KiB spread over the arena that is 6% of RSS). The
-// first such call walks the blocks once to fill it: O(blocks), once. A
-// handle-only arena (`pointer_index = false`) never builds it.
+// write it, so an arena used through handles alone never touches its pages.
+// The first such call walks the blocks to fill it: O(blocks), once, plus,
+// for regions of caller memory (not known to be zeroed), clearing their
+// page slots: O(region bytes / 4 KiB). A handle-only arena
+// (`pointer_index = false`) never builds it.
 //
 // Quick cache (on by default, `quick_cache_depth`): freed blocks of small
 // exact sizes (up to 64 granules) are kept unmerged on per-size LIFO lists and
@@ -74,8 +106,9 @@
 // builds the index, O(blocks) once). Growing the arena maps a region; an
 // allocation that finds no fit with a non-empty quick cache flushes it first
 // (bounded by the cache's limits: at most quick_cache_bytes / granularity
-// blocks, and depth x 64 sizes). Collect() and CheckIntegrity() walk every
-// block: O(blocks). Stats() is O(1) (it sums the 64 quick-cache counters and
+// blocks, and depth x 64 sizes). Collect() walks every block: O(blocks);
+// CheckIntegrity() too, and every page slot of the pointer index once it is
+// built: O(blocks + index pages). Stats() is O(1) (it sums the 64 quick-cache counters and
 // reads one list head), except that when the highest non-empty list is
 // marked stale (a merge, Realloc, carving or Collect removed its head while
 // two or more blocks remained) the next Stats() walks that one list once:
@@ -98,8 +131,15 @@
 //      (f, s) is non-empty.
 //   5. The metadata free list holds exactly the recycled nodes, each marked
 //      recycled, and carved = nodes in address chains + recycled nodes.
-//   6. Once the pointer index is built, every allocated or cached block's
-//      index entry names its node.
+//   6. Once the pointer index is built, for every index page: if no live
+//      or cached block starts there, its slot is empty; if exactly one, the
+//      slot names its node and granule (or the page has a table); if 2 to
+//      14, the page has a start record (or a table) whose bitmap is exactly
+//      their granules and whose nodes are theirs in address order; if more,
+//      the page has a table. A table counts exactly those blocks and its
+//      entry at each one's granule names its node. Every record and table
+//      handed out is either one page's or on its pool's free list, never
+//      both.
 //   7. The statistics equal a recount: allocated and free bytes, free and
 //      pending block counts, live blocks = allocations - frees.
 //   8. Every cached block is on the quick-cache list of its size and only
@@ -232,6 +272,11 @@ struct TlsfStats {
   uint64_t metadata_nodes_carved = 0;  // in use + recycled
   uint64_t metadata_bytes = 0;         // carved nodes x 32
   uint64_t index_bytes = 0;            // pointer index address space
+  // Start records and granule tables of the pointer index in use (index
+  // pages where several live blocks start), and the bytes of those ever
+  // touched (the index's resident memory beyond its page slots).
+  uint64_t index_tables = 0;
+  uint64_t index_table_bytes_touched = 0;
   // Highest end offset of any block ever allocated in the first region,
   // measured from its first block.
   uint64_t high_water_offset = 0;
@@ -461,7 +506,7 @@ class TlsfArena final : public Allocator {
     const char* p = static_cast<const char*>(ptr);
     if (ABSL_PREDICT_TRUE(pointer_index_ && p >= r0.base && p < r0.floor)) {
       const size_t offset = static_cast<size_t>(p - r0.base);
-      const uint32_t i = r0.index[offset >> granule_shift_];
+      const uint32_t i = IndexLookup(r0, offset);
       if (ABSL_PREDICT_TRUE((offset & (granule_ - 1)) == 0 && IsCarved(i))) {
         Node* n = N(i);
         if (ABSL_PREDICT_TRUE(n->addr == p &&
@@ -504,13 +549,51 @@ class TlsfArena final : public Allocator {
 
   enum class Failure { kNone, kOutOfMemory, kMetadata };
 
+  // The pointer index (see the top of the file).
+  struct PageSlot {
+    // state 0: no live or cached block starts in the index page (ref is
+    // kNil, or 0 in memory never written).
+    // state 1 + g: one does, at granule g of the page; ref is its node.
+    // state kRecord | n: n (2 to 14) do; ref is the page's start record.
+    // state kFullTable | n: n (at least 1) do; ref is the page's table.
+    uint32_t ref;
+    uint32_t state;
+  };
+  static constexpr uint32_t kRecord = 1u << 30;
+  static constexpr uint32_t kFullTable = 1u << 31;
+  static constexpr uint32_t kStartCount = kRecord - 1;  // n in a state
+  static constexpr uint32_t kRecordNodes = 14;
+  struct StartRecord {
+    uint64_t starts;                // granules of the page where they start
+    uint32_t nodes[kRecordNodes];   // their nodes, in address order
+  };
+  static_assert(sizeof(StartRecord) == 64, "a start record is a cache line");
+  // Records or tables of a region handed out so far; `free` links recycled
+  // ones through their first word.
+  struct IndexPool {
+    uint32_t touched = 0;  // never-used ones start here
+    uint32_t in_use = 0;
+    uint32_t free = 0xFFFFFFFFu;
+  };
+
   struct Region {
     char* memory = nullptr;  // as mapped or given
     size_t memory_bytes = 0;
     char* base = nullptr;   // first block
     char* floor = nullptr;  // end of blocks = lowest carved node
     char* end = nullptr;    // end of the node area
-    uint32_t* index = nullptr;  // one entry per granule of [base, end)
+    // Pointer index (see the top of the file): slots[k] covers index page
+    // k of [base, end); record_capacity records, then table_capacity tables
+    // of one entry per granule of a page. The pools change in const
+    // lookups that build the index, hence mutable.
+    PageSlot* slots = nullptr;
+    size_t pages = 0;
+    StartRecord* records = nullptr;
+    uint32_t* tables = nullptr;
+    uint32_t record_capacity = 0;
+    uint32_t table_capacity = 0;
+    mutable IndexPool record_pool;
+    mutable IndexPool table_pool;
     uint32_t last = kNil;       // node of the highest block
     uint32_t carved = 0;        // nodes carved in this region
     bool system = false;        // mapped from system_memory
@@ -620,6 +703,44 @@ class TlsfArena final : public Allocator {
   void NoteAllocated(uint32_t i);
   // Fills the pointer index from the address chains and keeps it from now on.
   void BuildPointerIndex() const;
+  // The node the pointer index names for byte `offset` of region r's block
+  // area (inside it), or kNil; the caller validates it.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t IndexLookup(const Region& r,
+                                                    size_t offset) const {
+    const PageSlot slot = r.slots[offset >> index_page_shift_];
+    if (ABSL_PREDICT_TRUE(slot.state < kRecord)) return slot.ref;
+    const uint32_t g = static_cast<uint32_t>(offset >> granule_shift_) &
+                       (page_granules_ - 1);
+    if ((slot.state & kFullTable) != 0) {
+      return r.tables[size_t{slot.ref} * page_granules_ + g];
+    }
+    const StartRecord& record = r.records[slot.ref];
+    if (((record.starts >> g) & 1) == 0) return kNil;
+    return record.nodes[PopCount(record.starts & ((uint64_t{1} << g) - 1))];
+  }
+  // Bits set in x. Without -mpopcnt (the default x86-64 target) the
+  // builtin is a library call; this is a dozen inline instructions.
+  static ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t PopCount(uint64_t x) {
+#ifdef __POPCNT__
+    return static_cast<uint32_t>(__builtin_popcountll(x));
+#else
+    x -= (x >> 1) & 0x5555555555555555ULL;
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return static_cast<uint32_t>((x * 0x0101010101010101ULL) >> 56);
+#endif
+  }
+  // Records that block i, which has just become live, starts at `addr` in
+  // region r; and that the live or cached block at `addr` is being freed.
+  void IndexBlock(const Region& r, uint32_t i, const char* addr) const;
+  void UnindexBlock(const char* addr);
+  // The block of region r that holds `p`, found by walking the address
+  // chain from `hint` if it names a block starting in p's index page (at
+  // most a page's granules of steps), else kNil. For error messages.
+  uint32_t ContainingBlock(const Region& r, const char* p,
+                           uint32_t hint) const;
+  // Clears region r's page slots (for memory not known to be zeroed).
+  void ClearPageSlots(const Region& r) const;
   // Free payloads are poisoned in ASan builds, so that a read through a
   // stale pointer is reported where it happens.
   static void PoisonFree(const char* addr, size_t size) {
@@ -643,6 +764,9 @@ class TlsfArena final : public Allocator {
   const size_t granule_;
   const int granule_shift_;
   const size_t max_block_;
+  // Pointer index pages: 64 granules, at most 4 KiB.
+  const int index_page_shift_;
+  const uint32_t page_granules_;
   const size_t carve_bytes_;
   const uint32_t arena_id_;
 

@@ -281,7 +281,7 @@ TEST_P(TlsfArenaModelTest, RandomOperationsKeepEveryInvariant) {
 
 INSTANTIATE_TEST_SUITE_P(
     Configs, TlsfArenaModelTest,
-    ::testing::Values(ModelConfig{"small_g64", 1 << 20, 64, false, 1, 3000},
+    ::testing::Values(ModelConfig{"small_g64", 768 << 10, 64, false, 1, 3000},
                       ModelConfig{"small_g16", 1 << 20, 16, false, 2, 2500},
                       ModelConfig{"growing", 256 << 10, 64, true, 3, 2500},
                       ModelConfig{"tight_g256", 512 << 10, 256, false, 4,
