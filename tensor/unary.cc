@@ -109,13 +109,16 @@ absl::Status UnaryInto(UnaryOp op, const Tensor& x, const Tensor& out) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "%s: output %s is read-only", UnaryOpName(op), out.DebugString()));
   }
-  auto shape = BroadcastShapes(x.shape(), out.shape());
-  if (!shape.ok()) return shape.status();
-  if (*shape != out.shape()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: non-broadcastable output operand with shape %s doesn't match "
-        "the broadcast shape %s",
-        UnaryOpName(op), ShapeString(out.shape()), ShapeString(*shape)));
+  // Equal shapes (the common case) broadcast to themselves.
+  if (x.shape() != out.shape()) {
+    auto shape = BroadcastShapes(x.shape(), out.shape());
+    if (!shape.ok()) return shape.status();
+    if (*shape != out.shape()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s: non-broadcastable output operand with shape %s doesn't match "
+          "the broadcast shape %s",
+          UnaryOpName(op), ShapeString(out.shape()), ShapeString(*shape)));
+    }
   }
   auto compute = ComputeType(op, x.dtype());
   if (!compute.ok()) return compute.status();

@@ -382,32 +382,63 @@ void UnaryRowT(const char* in, int64_t si, char* out, int64_t so, int64_t n) {
 }
 
 // isnan / isfinite / logical_not of contiguous floats into bool bytes: the
-// mask of each vector spread to 0/1 bytes (internal/bits_to_bytes.h).
-template <typename T>
-HWY_NOINLINE void FloatPredicateContiguous(UnaryOp op, const T* in,
-                                           uint8_t* out, size_t n) {
+// mask of each vector spread to 0/1 bytes (internal/bits_to_bytes.h). The
+// predicate is a template parameter so that the loop holds only its own
+// compare.
+template <UnaryOp kOp, typename T>
+HWY_NOINLINE void FloatPredicateContiguous(const T* in, uint8_t* out,
+                                           size_t n) {
   const hn::ScalableTag<T> d;
   const size_t N = hn::Lanes(d);
-  uint8_t bits[HWY_MAX_BYTES / 8 + 8] = {};
+  uint8_t bits[HWY_MAX_BYTES / 8 + 8];
   size_t i = 0;
   if (n >= N) {
     for (; i <= n - N; i += N) {
       const auto v = hn::LoadU(d, in + i);
-      const auto mask = op == UnaryOp::kIsNan      ? hn::IsNaN(v)
-                        : op == UnaryOp::kIsFinite ? hn::IsFinite(v)
-                                                   : hn::Eq(v, hn::Zero(d));
-      hn::StoreMaskBits(d, mask, bits);
+      if constexpr (kOp == UnaryOp::kIsNan) {
+        hn::StoreMaskBits(d, hn::IsNaN(v), bits);
+      } else if constexpr (kOp == UnaryOp::kIsFinite) {
+        hn::StoreMaskBits(d, hn::IsFinite(v), bits);
+      } else {
+        hn::StoreMaskBits(d, hn::Eq(v, hn::Zero(d)), bits);
+      }
       internal::SpreadMaskBits(bits, N, out + i);
     }
   }
   for (; i < n; ++i) {
     const T v = in[i];
-    out[i] = (op == UnaryOp::kIsNan      ? std::isnan(v)
-              : op == UnaryOp::kIsFinite ? std::isfinite(v)
-                                         : v == T(0))
-                 ? 1
-                 : 0;
+    bool r;
+    if constexpr (kOp == UnaryOp::kIsNan) {
+      r = std::isnan(v);
+    } else if constexpr (kOp == UnaryOp::kIsFinite) {
+      r = std::isfinite(v);
+    } else {
+      r = v == T(0);
+    }
+    out[i] = r ? 1 : 0;
   }
+}
+
+// FloatPredicateContiguous for a predicate `op` and a float `dtype`.
+template <typename T>
+void FloatPredicateTyped(UnaryOp op, const T* in, uint8_t* out, size_t n) {
+  switch (op) {
+    case UnaryOp::kIsNan:
+      return FloatPredicateContiguous<UnaryOp::kIsNan, T>(in, out, n);
+    case UnaryOp::kIsFinite:
+      return FloatPredicateContiguous<UnaryOp::kIsFinite, T>(in, out, n);
+    default:
+      return FloatPredicateContiguous<UnaryOp::kLogicalNot, T>(in, out, n);
+  }
+}
+
+inline void FloatPredicateForOp(UnaryOp op, DType dtype, const void* in,
+                                void* out, size_t n) {
+  uint8_t* o = static_cast<uint8_t*>(out);
+  if (dtype == DType::kFloat32) {
+    return FloatPredicateTyped(op, static_cast<const float*>(in), o, n);
+  }
+  return FloatPredicateTyped(op, static_cast<const double*>(in), o, n);
 }
 
 }  // namespace HWY_NAMESPACE

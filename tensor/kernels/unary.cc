@@ -91,14 +91,7 @@ void UnaryRowImpl(UnaryOp op, DType dtype, const void* in, int64_t si,
     case UnaryOp::kIsFinite:
     case UnaryOp::kLogicalNot:
       // Contiguous floats only (UnaryRow sends the rest to a plain loop).
-      if (dtype == DType::kFloat32) {
-        return FloatPredicateContiguous<float>(
-            op, reinterpret_cast<const float*>(in),
-            reinterpret_cast<uint8_t*>(out), static_cast<size_t>(n));
-      }
-      return FloatPredicateContiguous<double>(
-          op, reinterpret_cast<const double*>(in),
-          reinterpret_cast<uint8_t*>(out), static_cast<size_t>(n));
+      return FloatPredicateForOp(op, dtype, in, out, static_cast<size_t>(n));
   }
 }
 
