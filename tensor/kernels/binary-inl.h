@@ -471,6 +471,45 @@ struct IntegerOnlyOp {};
 template <class Op>
 constexpr bool kIntegerOnly = std::is_base_of<IntegerOnlyOp, Op>::value;
 
+// Integer power by squaring, wrapping modulo 2^bits as NumPy's loop does;
+// the exponent is read as unsigned (the caller has rejected negative ones).
+// 16- and 32-bit lanes multiply in vectors, one exponent bit per step while
+// any lane has bits left; float power is libm's pow (binary_scalar.cc), which
+// no vector form would round the same.
+struct PowerOp : IntegerOnlyOp {
+  template <typename T>
+  static constexpr bool kVector = sizeof(T) == 2 || sizeof(T) == 4;
+  template <typename T>
+  static T Scalar(T a, T b) {
+    using W = WrapType<T>;
+    W base = static_cast<W>(a);
+    W result = 1;
+    auto exponent = static_cast<std::make_unsigned_t<T>>(b);
+    while (exponent != 0) {
+      if (exponent & 1) result = static_cast<W>(result * base);
+      base = static_cast<W>(base * base);
+      exponent >>= 1;
+    }
+    return static_cast<T>(result);
+  }
+  template <class D, class V>
+  static V Vector(D d, V a, V b) {
+    const hn::RebindToUnsigned<D> du;
+    const auto one = hn::Set(du, 1);
+    const auto zero = hn::Zero(du);
+    auto exponent = hn::BitCast(du, b);
+    V result = hn::Set(d, 1);
+    V base = a;
+    while (!hn::AllTrue(du, hn::Eq(exponent, zero))) {
+      const auto odd = hn::RebindMask(d, hn::Eq(hn::And(exponent, one), one));
+      result = hn::IfThenElse(odd, hn::Mul(result, base), result);
+      base = hn::Mul(base, base);
+      exponent = hn::ShiftRight<1>(exponent);
+    }
+    return result;
+  }
+};
+
 struct BitwiseAndOp : IntegerOnlyOp {
   template <typename T>
   static constexpr bool kVector = true;

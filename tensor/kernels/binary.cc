@@ -117,6 +117,8 @@ void BinaryRowImpl(BinaryOp op, DType dtype, const void* a, int64_t sa,
       return RowForOp<FloorDivideOp>(dtype, pa, sa, pb, sb, po, so, n);
     case BinaryOp::kRemainder:
       return RowForOp<RemainderOp>(dtype, pa, sa, pb, sb, po, so, n);
+    case BinaryOp::kPower:  // integers (BinaryRow sends floats elsewhere)
+      return RowForOp<PowerOp>(dtype, pa, sa, pb, sb, po, so, n);
     case BinaryOp::kBitwiseAnd:
       return RowForOp<BitwiseAndOp>(dtype, pa, sa, pb, sb, po, so, n);
     case BinaryOp::kBitwiseOr:
@@ -252,6 +254,7 @@ void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
     case BinaryOp::kLogicalOr: op = BinaryOp::kBitwiseOr; break;
     case BinaryOp::kLogicalXor: op = BinaryOp::kBitwiseXor; break;
     case BinaryOp::kPower:
+      if (!IsFloat(dtype)) break;
       return ScalarBinaryRow(op, dtype, a, a_stride, b, b_stride, out,
                              out_stride, n);
     default:

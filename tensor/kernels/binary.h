@@ -22,10 +22,11 @@
 // integer exponents of power. Integer arithmetic wraps; integer floor_divide
 // and remainder by zero give 0, as NumPy's do.
 //
-// Every op but power has a Highway kernel (binary-inl.h): floor_divide and
-// remainder of float32/float64 (on targets with FMA) and int32 take vector
-// forms checked exact per vector, other integers NumPy's scalar formulas.
-// power is a plain C++ loop (binary_scalar.cc).
+// Every op but float power has a Highway kernel (binary-inl.h): floor_divide
+// and remainder of float32/float64 (on targets with FMA) and int32 take
+// vector forms checked exact per vector, other integers NumPy's scalar
+// formulas; integer power multiplies 16- and 32-bit lanes in vectors. Float
+// power is libm's pow in a plain C++ loop (binary_scalar.cc).
 
 #ifndef TESSERA_TENSOR_KERNELS_BINARY_H_
 #define TESSERA_TENSOR_KERNELS_BINARY_H_
@@ -92,8 +93,8 @@ void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
 bool BinaryContiguousStreaming(BinaryOp op, DType dtype, const void* a,
                                const void* b, void* out, int64_t n);
 
-// The plain C++ row loop of power (BinaryRow calls it); floor_divide and
-// remainder given here go to BinaryRow.
+// The plain C++ row loop of power (BinaryRow calls it for floats);
+// floor_divide and remainder given here go to BinaryRow.
 void ScalarBinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                      const void* b, int64_t b_stride, void* out,
                      int64_t out_stride, int64_t n);

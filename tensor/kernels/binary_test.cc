@@ -63,6 +63,16 @@ T Reference(BinaryOp op, T a, T b) {
       case BinaryOp::kBitwiseAnd: return static_cast<T>(ua & ub);
       case BinaryOp::kBitwiseOr: return static_cast<T>(ua | ub);
       case BinaryOp::kBitwiseXor: return static_cast<T>(ua ^ ub);
+      case BinaryOp::kPower: {
+        // Squaring modulo 2^64, the exponent read as unsigned T.
+        uint64_t result = 1, base = ua;
+        for (uint64_t e = static_cast<std::make_unsigned_t<T>>(b); e != 0;
+             e >>= 1) {
+          if (e & 1) result *= base;
+          base *= base;
+        }
+        return static_cast<T>(result);
+      }
       default: break;
     }
   }
@@ -166,6 +176,7 @@ void CheckAllOps(std::mt19937_64& rng) {
     CheckOp<T>(BinaryOp::kBitwiseAnd, rng);
     CheckOp<T>(BinaryOp::kBitwiseOr, rng);
     CheckOp<T>(BinaryOp::kBitwiseXor, rng);
+    CheckOp<T>(BinaryOp::kPower, rng);
   }
 }
 
