@@ -3,7 +3,7 @@
 // Elementwise ufuncs beyond `add` (which bench/tensor_benchmark.cc covers
 // against NumPy): one case per kernel family, into an existing output, at
 // 1e3 (per-call overhead) and 1e6 (throughput) float32 elements (int32 for
-// the integer remainder); `where` allocates its result on both sides.
+// the integer remainder and power); `where` allocates its result on both sides.
 //
 //   tools/bazel run --config=opt //tensor:elementwise_benchmark
 //
@@ -87,6 +87,14 @@ void BM_RemainderInt32(benchmark::State& state) {
   Run(state, [&] { Check(remainder(a, b, out)); });
 }
 
+// Small exponents (0..3), as squares and cubes are what power mostly does.
+void BM_PowerInt32(benchmark::State& state) {
+  Tensor a = Ok(arange(0, state.range(0), 1, DType::kInt32));
+  Tensor e = Ok(remainder(a, 4));
+  Tensor out = Ok(empty({state.range(0)}, DType::kInt32));
+  Run(state, [&] { Check(power(a, e, out)); });
+}
+
 template <UnaryOp kOp>
 void BM_Unary(benchmark::State& state) {
   Tensor a = Values(state.range(0));
@@ -113,6 +121,7 @@ BENCHMARK(BM_Less) SIZES;
 BENCHMARK(BM_Fmax) SIZES;
 BENCHMARK(BM_FloorDivide) SIZES;
 BENCHMARK(BM_RemainderInt32) SIZES;
+BENCHMARK(BM_PowerInt32) SIZES;
 BENCHMARK_TEMPLATE(BM_Unary, UnaryOp::kAbs) SIZES;
 BENCHMARK_TEMPLATE(BM_Unary, UnaryOp::kSqrt) SIZES;
 BENCHMARK_TEMPLATE(BM_Unary, UnaryOp::kExp) SIZES;

@@ -33,12 +33,14 @@ def cases(n):
     ia = np.arange(n, dtype=np.int32)
     seven = np.full(n, 7, np.int32)
     iout = np.empty(n, np.int32)
+    ie = np.remainder(ia, 4)
     mask = a < 0
     return [
         ("Less", lambda: np.less(a, half, out=flags)),
         ("Fmax", lambda: np.fmax(a, half, out=out)),
         ("FloorDivide", lambda: np.floor_divide(a, three, out=out)),
         ("RemainderInt32", lambda: np.remainder(ia, seven, out=iout)),
+        ("PowerInt32", lambda: np.power(ia, ie, out=iout)),
         ("abs", lambda: np.abs(a, out=out)),
         ("sqrt", lambda: np.sqrt(a, out=out)),
         ("exp", lambda: np.exp(a, out=out)),
