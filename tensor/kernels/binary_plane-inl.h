@@ -115,7 +115,7 @@ HWY_INLINE void LoadBlockTransposed(D d, const char* p, int64_t col, V* v) {
   using T = hn::TFromD<D>;
   constexpr size_t N = hn::MaxLanes(D());
   for (size_t c = 0; c < N; ++c) {
-    v[c] = hn::LoadU(d, reinterpret_cast<const T*>(p + c * col));
+    v[c] = hn::LoadU(d, reinterpret_cast<const T*>(p + static_cast<int64_t>(c) * col));
   }
   TransposeSquare(d, v);
 }
