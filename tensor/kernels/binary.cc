@@ -242,23 +242,10 @@ bool BinaryContiguousStreaming(BinaryOp op, DType dtype, const void* a,
 void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                const void* b, int64_t b_stride, void* out, int64_t out_stride,
                int64_t n) {
-  if (dtype == DType::kBool) {
-    // On 0/1 bytes, or is max and and is min.
-    if (op == BinaryOp::kAdd) op = BinaryOp::kMaximum;
-    if (op == BinaryOp::kMultiply) op = BinaryOp::kMinimum;
-  }
-  switch (op) {
-    // The caller has converted the operands of logical ops to bool, where
-    // they are the bitwise ops on 0/1 bytes.
-    case BinaryOp::kLogicalAnd: op = BinaryOp::kBitwiseAnd; break;
-    case BinaryOp::kLogicalOr: op = BinaryOp::kBitwiseOr; break;
-    case BinaryOp::kLogicalXor: op = BinaryOp::kBitwiseXor; break;
-    case BinaryOp::kPower:
-      if (!IsFloat(dtype)) break;
-      return ScalarBinaryRow(op, dtype, a, a_stride, b, b_stride, out,
-                             out_stride, n);
-    default:
-      break;
+  op = KernelOp(op, dtype);
+  if (op == BinaryOp::kPower && IsFloat(dtype)) {
+    return ScalarBinaryRow(op, dtype, a, a_stride, b, b_stride, out,
+                           out_stride, n);
   }
   HWY_DYNAMIC_DISPATCH(BinaryRowImpl)
   (op, dtype, a, a_stride, b, b_stride, out, out_stride, n);

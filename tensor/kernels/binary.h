@@ -83,6 +83,23 @@ void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                const void* b, int64_t b_stride, void* out, int64_t out_stride,
                int64_t n);
 
+// The op the kernels run for `op` on `dtype`: on bool (0/1 bytes) add is
+// maximum (or) and multiply is minimum (and); logical ops, whose operands
+// the caller has converted to bool, are the bitwise ops on 0/1 bytes.
+// BinaryRow and BinaryPlane apply it before dispatching.
+inline BinaryOp KernelOp(BinaryOp op, DType dtype) {
+  if (dtype == DType::kBool) {
+    if (op == BinaryOp::kAdd) return BinaryOp::kMaximum;
+    if (op == BinaryOp::kMultiply) return BinaryOp::kMinimum;
+  }
+  switch (op) {
+    case BinaryOp::kLogicalAnd: return BinaryOp::kBitwiseAnd;
+    case BinaryOp::kLogicalOr: return BinaryOp::kBitwiseOr;
+    case BinaryOp::kLogicalXor: return BinaryOp::kBitwiseXor;
+    default: return op;
+  }
+}
+
 // BinaryRow over `n` contiguous elements of each operand (`out` must not
 // overlap `a` or `b`) with non-temporal stores: for outputs too large to stay
 // in cache, it saves the read a normal store does of every output line.
@@ -93,8 +110,9 @@ void BinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
 bool BinaryContiguousStreaming(BinaryOp op, DType dtype, const void* a,
                                const void* b, void* out, int64_t n);
 
-// The plain C++ row loop of power (BinaryRow calls it for floats);
-// floor_divide and remainder given here go to BinaryRow.
+// libm's pow over a row of float32 or float64 (BinaryRow calls it for
+// float power, which no vector form would round the same); any other op or
+// dtype writes nothing.
 void ScalarBinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                      const void* b, int64_t b_stride, void* out,
                      int64_t out_stride, int64_t n);

@@ -134,15 +134,8 @@ void BinaryPlane(BinaryOp op, DType dtype, const void* a, int64_t a_row,
                  int64_t a_col, const void* b, int64_t b_row, int64_t b_col,
                  void* out, int64_t out_row, int64_t out_col, int64_t rows,
                  int64_t cols) {
-  // The same mapping as BinaryRow (binary.cc).
-  if (dtype == DType::kBool) {
-    if (op == BinaryOp::kAdd) op = BinaryOp::kMaximum;
-    if (op == BinaryOp::kMultiply) op = BinaryOp::kMinimum;
-  }
+  op = KernelOp(op, dtype);
   switch (op) {
-    case BinaryOp::kLogicalAnd: op = BinaryOp::kBitwiseAnd; break;
-    case BinaryOp::kLogicalOr: op = BinaryOp::kBitwiseOr; break;
-    case BinaryOp::kLogicalXor: op = BinaryOp::kBitwiseXor; break;
     case BinaryOp::kFloorDivide:
     case BinaryOp::kRemainder:
     case BinaryOp::kPower: {

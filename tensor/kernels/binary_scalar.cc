@@ -1,13 +1,13 @@
 // Copyright 2026 The Tessera Authors.
 //
-// power as a plain C++ row loop (see binary.h), compiled once, not per SIMD
-// target: float power is libm's pow (NumPy's loop calls it too, and no
-// vector form would round the same), integer power a loop per element.
+// Float power as a plain C++ row loop (see binary.h), compiled once, not per
+// SIMD target: libm's pow, which NumPy's loop calls too and no vector form
+// would round the same. Integer power is a Highway kernel (PowerOp in
+// binary-inl.h).
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 #include "tensor/dtype.h"
 #include "tensor/kernels/binary.h"
@@ -25,27 +25,6 @@ T Load(const char* p) {
 template <typename T>
 void Store(T v, char* p) {
   std::memcpy(p, &v, sizeof(T));
-}
-
-// Integer power by squaring, wrapping modulo 2^bits as NumPy's loop does.
-// The caller has rejected negative exponents.
-template <typename T>
-T Power(T a, T b) {
-  if constexpr (std::is_floating_point<T>::value) {
-    return std::pow(a, b);
-  } else {
-    using W = std::conditional_t<(sizeof(T) < 4), uint32_t,
-                                 std::make_unsigned_t<T>>;
-    W base = static_cast<W>(a);
-    W result = 1;
-    auto exponent = static_cast<std::make_unsigned_t<T>>(b);
-    while (exponent != 0) {
-      if (exponent & 1) result = static_cast<W>(result * base);
-      base = static_cast<W>(base * base);
-      exponent >>= 1;
-    }
-    return static_cast<T>(result);
-  }
 }
 
 template <typename T, typename Fn>
@@ -66,34 +45,22 @@ void Row(const char* a, int64_t sa, const char* b, int64_t sb, char* out,
   }
 }
 
-template <typename T>
-void TypedRow(BinaryOp op, const char* a, int64_t sa, const char* b,
-              int64_t sb, char* out, int64_t so, int64_t n) {
-  if constexpr (!std::is_same<T, bool>::value) {
-    switch (op) {
-      case BinaryOp::kPower:
-        return Row<T>(a, sa, b, sb, out, so, n, Power<T>);
-      default:
-        break;
-    }
-  }
-}
-
 }  // namespace
 
 void ScalarBinaryRow(BinaryOp op, DType dtype, const void* a, int64_t a_stride,
                      const void* b, int64_t b_stride, void* out,
                      int64_t out_stride, int64_t n) {
-  if (op == BinaryOp::kFloorDivide || op == BinaryOp::kRemainder) {
-    // Highway kernels now (binary-inl.h); same results.
-    return BinaryRow(op, dtype, a, a_stride, b, b_stride, out, out_stride, n);
+  if (op != BinaryOp::kPower) return;
+  const char* pa = static_cast<const char*>(a);
+  const char* pb = static_cast<const char*>(b);
+  char* po = static_cast<char*>(out);
+  if (dtype == DType::kFloat32) {
+    Row<float>(pa, a_stride, pb, b_stride, po, out_stride, n,
+               [](float x, float y) { return std::pow(x, y); });
+  } else if (dtype == DType::kFloat64) {
+    Row<double>(pa, a_stride, pb, b_stride, po, out_stride, n,
+                [](double x, double y) { return std::pow(x, y); });
   }
-  VisitDType(dtype, [&](auto zero) {
-    using T = decltype(zero);
-    TypedRow<T>(op, static_cast<const char*>(a), a_stride,
-                static_cast<const char*>(b), b_stride, static_cast<char*>(out),
-                out_stride, n);
-  });
 }
 
 }  // namespace kernels
