@@ -18,5 +18,13 @@ void DcheckFailed(const char* file, int line, const char* condition,
   std::abort();
 }
 
+void DcheckFailedWithDetail(const char* file, int line, const char* message,
+                            const char* detail, size_t detail_size) {
+  std::fprintf(stderr, "%s:%d: TESSERA_DCHECK failed: %s (%.*s)\n", file, line,
+               message, static_cast<int>(detail_size), detail);
+  std::fflush(stderr);
+  std::abort();
+}
+
 }  // namespace internal
 }  // namespace tessera

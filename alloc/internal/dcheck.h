@@ -6,6 +6,9 @@
 //
 //   TESSERA_DCHECK(cond, "sentence")            debug and sanitizer builds
 //   TESSERA_DCHECK_EXPENSIVE(cond, "sentence")  sanitizer builds only
+//   TESSERA_DCHECK_EXPENSIVE_OK(status, "sentence")
+//       sanitizer builds only; also prints the status's message, for
+//       `CheckIntegrity()` walks that say which numbered invariant broke
 //
 // A check states an invariant that the code right after it relies on (a block
 // being unlinked is on the list it is unlinked from; a block being freed is
@@ -24,6 +27,7 @@
 #ifndef TESSERA_ALLOC_INTERNAL_DCHECK_H_
 #define TESSERA_ALLOC_INTERNAL_DCHECK_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/base/attributes.h"
@@ -54,6 +58,12 @@ inline constexpr uint32_t kExpensiveCheckPeriod = 64;
 // Prints `file:line: TESSERA_DCHECK failed: message (condition)` and aborts.
 [[noreturn]] ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD void DcheckFailed(
     const char* file, int line, const char* condition, const char* message);
+
+// As DcheckFailed, with `detail` (`detail_size` bytes, e.g. a Status
+// message) in place of the condition's text.
+[[noreturn]] ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD void
+DcheckFailedWithDetail(const char* file, int line, const char* message,
+                       const char* detail, size_t detail_size);
 
 // Counts calls and answers true every kExpensiveCheckPeriod-th one, for
 // "walk the structure every N-th free". Always false when expensive checks
@@ -91,6 +101,21 @@ class ExpensiveCheckCountdown {
         ABSL_PREDICT_FALSE(!(cond))) {                                       \
       ::tessera::internal::DcheckFailed(__FILE__, __LINE__, #cond, message); \
     }                                                                        \
+  } while (false)
+
+// `status` is anything with ok() and message() (absl::Status). It is
+// evaluated only when expensive checks are on.
+#define TESSERA_DCHECK_EXPENSIVE_OK(status, sentence)                        \
+  do {                                                                      \
+    if (::tessera::internal::kTesseraExpensiveChecks) {                     \
+      const auto& tessera_dcheck_status = (status);                         \
+      if (ABSL_PREDICT_FALSE(!tessera_dcheck_status.ok())) {                \
+        ::tessera::internal::DcheckFailedWithDetail(                        \
+            __FILE__, __LINE__, sentence,                                    \
+            tessera_dcheck_status.message().data(),                         \
+            tessera_dcheck_status.message().size());                        \
+      }                                                                     \
+    }                                                                       \
   } while (false)
 
 #endif  // TESSERA_ALLOC_INTERNAL_DCHECK_H_

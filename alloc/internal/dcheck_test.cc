@@ -2,6 +2,7 @@
 
 #include "alloc/internal/dcheck.h"
 
+#include "absl/status/status.h"
 #include "gtest/gtest.h"
 
 namespace tessera {
@@ -38,6 +39,20 @@ TEST(DcheckTest, AnExpensiveCheckFiresOnlyInSanitizerBuilds) {
   }
   EXPECT_DEATH(TESSERA_DCHECK_EXPENSIVE(false, "the heap should be intact"),
                "TESSERA_DCHECK failed: the heap should be intact");
+}
+
+TEST(DcheckTest, AFailedStatusCheckPrintsTheStatusMessage) {
+  const absl::Status broken =
+      absl::InternalError("tlsf: invariant 3 violated: list (0, 1)");
+  if (!kTesseraExpensiveChecks) {
+    TESSERA_DCHECK_EXPENSIVE_OK(broken, "must not fire with expensive checks off");
+    SUCCEED();
+    return;
+  }
+  EXPECT_DEATH(TESSERA_DCHECK_EXPENSIVE_OK(broken, "the arena should be intact"),
+               "TESSERA_DCHECK failed: the arena should be intact \\(tlsf: "
+               "invariant 3 violated: list \\(0, 1\\)\\)");
+  TESSERA_DCHECK_EXPENSIVE_OK(absl::OkStatus(), "an ok status passes");
 }
 
 TEST(DcheckTest, APassingCheckEvaluatesItsConditionOnceWhenOn) {
