@@ -111,7 +111,7 @@ class ExpensiveCheckCountdown {
       const auto& tessera_dcheck_status = (status);                         \
       if (ABSL_PREDICT_FALSE(!tessera_dcheck_status.ok())) {                \
         ::tessera::internal::DcheckFailedWithDetail(                        \
-            __FILE__, __LINE__, sentence,                                    \
+            __FILE__, __LINE__, sentence,                                   \
             tessera_dcheck_status.message().data(),                         \
             tessera_dcheck_status.message().size());                        \
       }                                                                     \
