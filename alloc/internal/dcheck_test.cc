@@ -45,13 +45,14 @@ TEST(DcheckTest, AFailedStatusCheckPrintsTheStatusMessage) {
   const absl::Status broken =
       absl::InternalError("tlsf: invariant 3 violated: list (0, 1)");
   if (!kTesseraExpensiveChecks) {
-    TESSERA_DCHECK_EXPENSIVE_OK(broken, "must not fire with expensive checks off");
+    TESSERA_DCHECK_EXPENSIVE_OK(broken, "must not fire with them off");
     SUCCEED();
     return;
   }
-  EXPECT_DEATH(TESSERA_DCHECK_EXPENSIVE_OK(broken, "the arena should be intact"),
-               "TESSERA_DCHECK failed: the arena should be intact \\(tlsf: "
-               "invariant 3 violated: list \\(0, 1\\)\\)");
+  EXPECT_DEATH(
+      TESSERA_DCHECK_EXPENSIVE_OK(broken, "the arena should be intact"),
+      "TESSERA_DCHECK failed: the arena should be intact \\(tlsf: "
+      "invariant 3 violated: list \\(0, 1\\)\\)");
   TESSERA_DCHECK_EXPENSIVE_OK(absl::OkStatus(), "an ok status passes");
 }
 
