@@ -406,11 +406,9 @@ int Main(int argc, char** argv) {
           baseline.count(operand) != 0
               ? absl::StrFormat("%.2fx", median / baseline[operand])
               : "n/a";
-      absl::StrAppend(&cells,
-                      absl::StrFormat(operand == std::string("small")
-                                          ? " %14s %8s"
-                                          : " %18s %8s",
-                                      time, ratio));
+      absl::StrAppend(&cells, operand == std::string("small")
+                                  ? absl::StrFormat(" %14s %8s", time, ratio)
+                                  : absl::StrFormat(" %18s %8s", time, ratio));
     }
     std::printf("%-20s%s\n", s->name, cells.c_str());
   }
