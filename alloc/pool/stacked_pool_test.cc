@@ -445,14 +445,18 @@ TEST(StackedPoolTest, HeapAndStackPointersAreReportedAsForeign) {
   ViolationRecorder recorder;
   auto pool = MakePool(Checked());
   void* heap = std::malloc(64);
-  int on_stack = 0;
+  // A stack buffer as large and as aligned as a cell: a check that failed
+  // to see the foreign pointer would corrupt this buffer (and fail the
+  // test below), never the test's own frame.
+  alignas(16) unsigned char on_stack[64] = {};
   pool->Return(heap);
-  pool->Return(&on_stack);
+  pool->Return(on_stack);
   ASSERT_EQ(recorder.violations().size(), 2u);
   for (const auto& v : recorder.violations()) {
     EXPECT_EQ(v.violation, ContractViolation::kForeignPointer);
   }
   std::free(heap);
+  for (unsigned char byte : on_stack) EXPECT_EQ(byte, 0);
   EXPECT_TRUE(pool->CheckIntegrity().ok());
 }
 
