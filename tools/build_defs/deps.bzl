@@ -9,7 +9,8 @@ Usage from another workspace (see examples/consumer/WORKSPACE):
 Every repository is declared with `maybe()`: an importer that already declares
 the real Abseil, GoogleTest, Highway or Google Benchmark repositories (before
 calling this) keeps its own, because Tessera only uses their upstream labels.
-Without them, the libraries come from Debian through pkg-config.
+Without them, the libraries come from Debian through pkg-config. GMP (Debian
+libgmp-dev, which ships gmp.pc) is `@gmp//:gmp`.
 """
 
 load("@bazel_tools//tools/build_defs/repo:utils.bzl", "maybe")
@@ -95,4 +96,10 @@ def tessera_dependencies():
             ":benchmark_main": "benchmark -lbenchmark_main",
         },
         deps = {":benchmark_main": ":benchmark"},
+    )
+    maybe(
+        pkg_config_repository,
+        name = "gmp",
+        debian_package = "libgmp-dev",
+        targets = {":gmp": "gmp"},
     )

@@ -1,0 +1,205 @@
+// Copyright 2026 The Tessera Authors.
+//
+// The SAGE seed's experiment: `x + y` on GMP integers with a fresh result each
+// time, which is what a Sage `Integer` addition does (mpz_init, mpz_add,
+// mpz_clear): one small allocation and one free per addition, so the malloc
+// under GMP is a large part of the cost. Operands: the seed's small 3 + 5, and
+// two 100-digit integers (a 7-limb result, 56 bytes).
+//
+// One benchmark per GMP route, named "gmp_add/<route>/<small|big>":
+//   * malloc: GMP's default functions, i.e. the process's malloc. Run it with
+//     LD_PRELOAD=<jemalloc, mimalloc, tcmalloc> for the peers.
+//   * size_class: GMP routed to a SizeClassPool (alloc/gmp), the final class,
+//     so the route's trampolines inline the pool's hot path.
+//   * size_class_virtual: the same pool through `Allocator&` (a virtual call
+//     per allocation), to show what devirtualising the route is worth.
+//
+// The driver //bench:gmp_shootout runs this binary once per subject in a
+// fresh child (peers preloaded and proven) and prints the table:
+//   tools/bazel run --config=opt //bench:gmp_shootout
+// It can also run alone:
+//   tools/bazel run --config=opt //bench:gmp_benchmark
+//
+// Flags of its own (before Google Benchmark's):
+//   --prove_allocator=<glibc|jemalloc|mimalloc|tcmalloc>: prove at start-up
+//     that the process malloc is that peer (bench/shootout/catalog.h), print
+//     "proof: ..." on stdout, and refuse to run (exit 2) otherwise.
+//   --prove_library=<path>: prove that `malloc` resolves into the shared
+//     library at <path> (for an LD_PRELOAD library the catalog does not know).
+
+#include <dlfcn.h>
+#include <gmp.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "alloc/allocator.h"
+#include "alloc/gmp/gmp_allocator.h"
+#include "alloc/pool/size_class_pool.h"
+#include "bench/shootout/catalog.h"
+#include "benchmark/benchmark.h"
+
+namespace tessera {
+namespace {
+
+struct Operands {
+  const char* name;
+  const char* x;
+  const char* y;
+};
+
+constexpr Operands kOperands[] = {
+    {"small", "3", "5"},
+    {"big",
+     "1234567890123456789012345678901234567890123456789012345678901234567890"
+     "123456789012345678901234567890",
+     "9876543210987654321098765432109876543210987654321098765432109876543210"
+     "987654321098765432109876543210"},
+};
+
+// The timed loop, on whatever GMP allocates with when it is called. The
+// operands are made and cleared under the same functions as the results.
+void TimeAdd(benchmark::State& state, const Operands& operands) {
+  mpz_t x, y;
+  mpz_init_set_str(x, operands.x, 10);
+  mpz_init_set_str(y, operands.y, 10);
+  for (auto _ : state) {
+    mpz_t sum;
+    mpz_init(sum);
+    mpz_add(sum, x, y);
+    benchmark::DoNotOptimize(sum->_mp_d);
+    mpz_clear(sum);
+  }
+  mpz_clear(x);
+  mpz_clear(y);
+}
+
+void GmpAddMalloc(benchmark::State& state, const Operands* operands) {
+  TimeAdd(state, *operands);
+}
+
+std::unique_ptr<SizeClassPool> MakePool() {
+  absl::StatusOr<std::unique_ptr<SizeClassPool>> pool = SizeClassPool::Create();
+  if (!pool.ok()) {
+    std::fprintf(stderr, "gmp_benchmark: %s\n",
+                 pool.status().ToString().c_str());
+    std::abort();
+  }
+  return std::move(pool).value();
+}
+
+// Fails the benchmark unless every byte GMP took went back to `allocator`.
+void CheckReturned(benchmark::State& state, const Allocator& allocator) {
+  const AllocatorStats stats = allocator.stats();
+  if (stats.bytes_in_use != 0 || stats.allocations == 0) {
+    state.SkipWithError(
+        absl::StrCat(allocator.name(), ": ", stats.bytes_in_use,
+                     " bytes still in use after ", stats.allocations,
+                     " allocations")
+            .c_str());
+  }
+}
+
+void GmpAddSizeClass(benchmark::State& state, const Operands* operands) {
+  std::unique_ptr<SizeClassPool> pool = MakePool();
+  {
+    ScopedGmpAllocator route(*pool);  // SizeClassPool&: devirtualised
+    TimeAdd(state, *operands);
+  }
+  CheckReturned(state, *pool);
+}
+
+void GmpAddSizeClassVirtual(benchmark::State& state, const Operands* operands) {
+  std::unique_ptr<SizeClassPool> pool = MakePool();
+  {
+    Allocator& base = *pool;
+    ScopedGmpAllocator route(base);  // Allocator&: a virtual call per request
+    TimeAdd(state, *operands);
+  }
+  CheckReturned(state, *pool);
+}
+
+struct Route {
+  const char* name;
+  void (*run)(benchmark::State&, const Operands*);
+};
+
+// One line per route; the driver's subjects name these.
+constexpr Route kRoutes[] = {
+    {"malloc", &GmpAddMalloc},
+    {"size_class", &GmpAddSizeClass},
+    {"size_class_virtual", &GmpAddSizeClassVirtual},
+};
+
+// "malloc in <library>" when `malloc` resolves into the library at `path`.
+absl::StatusOr<std::string> ProveLibrary(const std::string& path) {
+  void* address = dlsym(RTLD_DEFAULT, "malloc");
+  Dl_info info;
+  if (address == nullptr || dladdr(address, &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return absl::FailedPreconditionError("cannot find where malloc comes from");
+  }
+  char want[PATH_MAX], got[PATH_MAX];
+  if (realpath(path.c_str(), want) == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("library '", path, "' does not exist"));
+  }
+  if (realpath(info.dli_fname, got) == nullptr ||
+      std::strcmp(want, got) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("refusing to report: malloc resolves into ",
+                     info.dli_fname, ", not ", want));
+  }
+  return absl::StrCat("malloc in ", want);
+}
+
+int Main(int argc, char** argv) {
+  std::vector<char*> args = {argv[0]};
+  std::string proof;
+  for (int i = 1; i < argc; ++i) {
+    const absl::string_view arg = argv[i];
+    absl::StatusOr<std::string> proven;
+    if (absl::StartsWith(arg, "--prove_allocator=")) {
+      proven = shootout::ProveActiveAllocator(
+          arg.substr(std::strlen("--prove_allocator=")));
+    } else if (absl::StartsWith(arg, "--prove_library=")) {
+      proven = ProveLibrary(
+          std::string(arg.substr(std::strlen("--prove_library="))));
+    } else {
+      args.push_back(argv[i]);
+      continue;
+    }
+    if (!proven.ok()) {
+      std::printf("error: %s\n", proven.status().ToString().c_str());
+      return 2;
+    }
+    std::printf("proof: %s\n", proven->c_str());
+    std::fflush(stdout);
+  }
+  for (const Route& route : kRoutes) {
+    for (const Operands& operands : kOperands) {
+      benchmark::RegisterBenchmark(
+          absl::StrCat("gmp_add/", route.name, "/", operands.name).c_str(),
+          route.run, &operands);
+    }
+  }
+  int n = static_cast<int>(args.size());
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace
+}  // namespace tessera
+
+int main(int argc, char** argv) { return tessera::Main(argc, argv); }
