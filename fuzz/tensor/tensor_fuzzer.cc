@@ -30,6 +30,8 @@
 //   kUnary op x out                          out = op(x) (tensor/unary.h)
 //   kWhere cond x y out                      out = where(cond, x, y)
 //   kClip a lo hi out                        out = clip(a, lo, hi)
+//   kNpyRoundTrip x out                      out = ParseNpy(SerializeNpy(x))
+//                                            (tensor/npy.h: any layout)
 // Extending: a new binary op is one row of `kBinaryOps` (its reference as a
 // function of two doubles / two 64-bit integers / two bools, or of the order
 // of its operands); a new unary op one row of `kUnaryOps`; a new reduction
@@ -64,6 +66,7 @@
 #include "fuzz/fuzz_check.h"
 #include "tensor/binary.h"
 #include "tensor/dtype.h"
+#include "tensor/npy.h"
 #include "tensor/reduce.h"
 #include "tensor/tensor.h"
 #include "tensor/ternary.h"
@@ -909,6 +912,7 @@ enum class Op : uint8_t {
   kUnary,
   kWhere,
   kClip,
+  kNpyRoundTrip,
   kNumOps,
 };
 
@@ -936,8 +940,9 @@ class Harness {
         case Op::kReduce: ReduceStep(); break;
         case Op::kUnary: UnaryStep(); break;
         case Op::kWhere: TernaryStep(/*is_clip=*/false); break;
-        case Op::kClip:
-        case Op::kNumOps: TernaryStep(/*is_clip=*/true); break;
+        case Op::kClip: TernaryStep(/*is_clip=*/true); break;
+        case Op::kNpyRoundTrip:
+        case Op::kNumOps: NpyRoundTrip(); break;
       }
     }
     // Views must still read their (shared) storage correctly at the end.
@@ -1198,6 +1203,26 @@ class Harness {
       }
     }
     Store(s, squeeze(s.tensor, axis), std::move(want), "squeeze");
+  }
+
+  // A view of any layout written as .npy and read back: the values must be
+  // the reference's, and writing the loaded tensor must give the same bytes.
+  void NpyRoundTrip() {
+    const Slot& x = PickFilledSlot();
+    Slot& out = PickSlot();
+    absl::StatusOr<std::string> bytes = SerializeNpy(x.tensor);
+    TESSERA_FUZZ_CHECK(bytes.ok(), "SerializeNpy(%s): %s",
+                       x.tensor.DebugString().c_str(),
+                       bytes.status().ToString().c_str());
+    absl::StatusOr<Tensor> back = ParseNpy(*bytes);
+    TESSERA_FUZZ_CHECK(back.ok(), "ParseNpy of SerializeNpy(%s): %s",
+                       x.tensor.DebugString().c_str(),
+                       back.status().ToString().c_str());
+    absl::StatusOr<std::string> again = SerializeNpy(*back);
+    TESSERA_FUZZ_CHECK(again.ok() && *again == *bytes,
+                       "SerializeNpy of the loaded %s differs",
+                       x.tensor.DebugString().c_str());
+    Store(out, std::move(back), x.ref, "npy round trip");
   }
 
   void BinaryOpStep() {
