@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_format.h"
 #include "hwy/base.h"
 #include "hwy/contrib/sort/vqsort.h"
 #include "tensor/view.h"
@@ -283,6 +284,76 @@ absl::StatusOr<Tensor> argsort(const Tensor& t, std::optional<int> axis,
   auto back = transpose(*out, moved->inverse);
   if (!back.ok()) return back.status();
   return copy(*back, allocator);
+}
+
+absl::StatusOr<UniqueResult> unique(const Tensor& t, Allocator* allocator) {
+  auto sorted = sort(t, std::nullopt, false, allocator);
+  if (!sorted.ok()) return sorted.status();
+  const int64_t n = sorted->size();
+  std::vector<int64_t> counts;
+  int64_t kept = 0;
+  VisitDType(t.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    T* p = static_cast<T*>(sorted->mutable_data());
+    for (int64_t i = 0; i < n; ++i) {
+      bool same = kept > 0 && p[kept - 1] == p[i];
+      if constexpr (std::is_floating_point<T>::value) {
+        same = same || (kept > 0 && std::isnan(p[kept - 1]) && std::isnan(p[i]));
+      }
+      if (same) {
+        ++counts.back();
+      } else {
+        p[kept++] = p[i];
+        counts.push_back(1);
+      }
+    }
+  });
+  auto values = empty({kept}, t.dtype(), allocator);
+  if (!values.ok()) return values.status();
+  if (kept > 0) {
+    std::memcpy(values->mutable_data(), sorted->data(),
+                static_cast<size_t>(kept) * t.itemsize());
+  }
+  auto c = empty({kept}, DType::kInt64, allocator);
+  if (!c.ok()) return c.status();
+  if (kept > 0) {
+    std::memcpy(c->mutable_data(), counts.data(),
+                static_cast<size_t>(kept) * sizeof(int64_t));
+  }
+  return UniqueResult{*std::move(values), *std::move(c)};
+}
+
+absl::StatusOr<Tensor> searchsorted(const Tensor& a, const Tensor& v,
+                                    Side side, Allocator* allocator) {
+  if (!a.valid() || !v.valid()) {
+    return absl::InvalidArgumentError("searchsorted: empty handle");
+  }
+  if (a.ndim() != 1) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "searchsorted: a must be 1-D, got shape %s", ShapeString(a.shape())));
+  }
+  const DType common = ResultType(a.dtype(), v.dtype());
+  auto ac = astype(a, common);
+  if (!ac.ok()) return ac.status();
+  auto vc = astype(v, common);
+  if (!vc.ok()) return vc.status();
+  auto out = empty(v.shape(), DType::kInt64, allocator);
+  if (!out.ok()) return out.status();
+  int64_t* o = static_cast<int64_t*>(out->mutable_data());
+  VisitDType(common, [&](auto zero) {
+    using T = decltype(zero);
+    const T* sorted = static_cast<const T*>(ac->data());
+    const T* keys = static_cast<const T*>(vc->data());
+    const int64_t n = ac->size();
+    for (int64_t i = 0; i < vc->size(); ++i) {
+      const T key = keys[i];
+      const T* at = side == Side::kLeft
+                        ? std::lower_bound(sorted, sorted + n, key, Less<T>)
+                        : std::upper_bound(sorted, sorted + n, key, Less<T>);
+      o[i] = at - sorted;
+    }
+  });
+  return out;
 }
 
 }  // namespace tessera

@@ -53,6 +53,27 @@ absl::StatusOr<Tensor> argsort(const Tensor& t, std::optional<int> axis = -1,
                                bool stable = false,
                                Allocator* allocator = nullptr);
 
+// np.unique(t, return_counts=True): the sorted distinct values of the
+// flattened tensor and how often each occurs (int64). NaNs count as one value
+// (NumPy >= 1.21's equal_nan=True); -0.0 and +0.0 as one.
+struct UniqueResult {
+  Tensor values;
+  Tensor counts;
+};
+absl::StatusOr<UniqueResult> unique(const Tensor& t,
+                                    Allocator* allocator = nullptr);
+
+// np.searchsorted(a, v, side): for each element of `v`, the index in the
+// sorted 1-D `a` where it would be inserted to keep `a` sorted (before equal
+// elements for kLeft, after them for kRight), NaN last. int64, v's shape.
+// Both are compared in ResultType(a, v). `a` is not checked for order (as in
+// NumPy: an unsorted `a` gives some index). InvalidArgument when `a` is not
+// 1-D.
+enum class Side { kLeft, kRight };
+absl::StatusOr<Tensor> searchsorted(const Tensor& a, const Tensor& v,
+                                    Side side = Side::kLeft,
+                                    Allocator* allocator = nullptr);
+
 }  // namespace tessera
 
 #endif  // TESSERA_TENSOR_SORT_H_

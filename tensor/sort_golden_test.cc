@@ -30,8 +30,29 @@ TEST(SortGoldenTest, EveryCaseMatchesNumPy) {
     std::optional<int> axis;
     if (in["axis"] != "none") axis = std::stoi(in["axis"]);
     const bool stable = in["stable"] == "1";
-    auto r = in["op"] == "sort" ? sort(*t, axis, stable)
-                                : argsort(*t, axis, stable);
+    if (in["op"] == "unique") {
+      auto u = unique(*t);
+      ASSERT_TRUE(u.ok()) << u.status() << "\n" << line;
+      EXPECT_EQ(golden::CompareWithGolden(u->values, out["dtype"], out["shape"],
+                                          out["values"], 0.0),
+                "")
+          << line;
+      EXPECT_EQ(golden::CompareWithGolden(u->counts, out["dtype2"],
+                                          out["shape2"], out["values2"], 0.0),
+                "")
+          << line;
+      continue;
+    }
+    absl::StatusOr<Tensor> r;
+    if (in["op"] == "searchsorted") {
+      auto v = golden::ParseTensor(in["dtype2"], in["shape2"], in["values2"]);
+      ASSERT_TRUE(v.ok()) << v.status() << "\n" << line;
+      r = searchsorted(*t, *v, in["side"] == "left" ? Side::kLeft
+                                                    : Side::kRight);
+    } else {
+      r = in["op"] == "sort" ? sort(*t, axis, stable)
+                             : argsort(*t, axis, stable);
+    }
     if (out.count("error")) {
       ++errors;
       EXPECT_FALSE(r.ok()) << "NumPy raises for: " << line;

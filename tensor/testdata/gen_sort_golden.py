@@ -83,6 +83,47 @@ def main():
     case("sort", np.array(3.0), -1, 0)
     case("sort", np.array(3.0), None, 0)
     case("argsort", np.array(3, dtype=np.int8), None, 1)
+    unique_cases(rng)
+    searchsorted_cases(rng)
+
+
+def unique_cases(rng):
+    """op=unique: => the values, then counts in values2/shape2/dtype2."""
+    arrays = [rng.integers(-4, 5, size=(3, 7)).astype(d) for d in DTYPES]
+    arrays += [np.array([np.nan, 1.0, -0.0, np.nan, 0.0, np.inf, 1.0], d)
+               for d in ("float32", "float64")]
+    arrays += [np.zeros((0,), np.int32), np.array(5, np.uint16)]
+    for a in arrays:
+        v, c = np.unique(a, return_counts=True)
+        print("op=unique axis=none stable=0 %s => %s %s" % (
+            fmt(a), fmt(v), fmt(c).replace("dtype=", "dtype2=")
+            .replace("shape=", "shape2=").replace("values=", "values2=")))
+
+
+def searchsorted_cases(rng):
+    """op=searchsorted: a in dtype/shape/values, v in dtype2/..., side."""
+    pairs = []
+    for d in DTYPES:
+        a = np.sort(rng.integers(-5, 6, size=9).astype(d))
+        v = rng.integers(-7, 8, size=(2, 5)).astype(d)
+        pairs.append((a, v))
+    pairs.append((np.array([-np.inf, -1.0, 0.0, 0.0, 2.5, np.inf, np.nan]),
+                  np.array([np.nan, np.inf, 0.0, -0.0, -5.0, 2.5],
+                           np.float32)))
+    pairs.append((np.array([1, 3, 5], np.uint64),
+                  np.array([-1, 3, 6], np.int64)))
+    pairs.append((np.array([2, 4], np.int8), np.array(3.5)))
+    pairs.append((np.zeros((0,), np.int32), np.array([1, 2], np.int32)))
+    pairs.append((np.zeros((2, 2), np.int32), np.array([1], np.int32)))
+    for a, v in pairs:
+        for side in ("left", "right"):
+            head = "op=searchsorted axis=none stable=0 side=%s %s %s" % (
+                side, fmt(a), fmt(v).replace("dtype=", "dtype2=")
+                .replace("shape=", "shape2=").replace("values=", "values2="))
+            if a.ndim != 1:
+                print(head + " => error")
+                continue
+            print(head + " => " + fmt(np.searchsorted(a, v, side=side)))
 
 
 if __name__ == "__main__":
