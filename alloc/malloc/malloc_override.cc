@@ -67,6 +67,10 @@ extern "C" {
 
 #define TESSERA_EXPORT __attribute__((visibility("default")))
 
+// A marker a program (the shootout's proof of the active allocator) can look
+// up with dlsym to know Tessera malloc is the process's malloc.
+TESSERA_EXPORT const char* tessera_malloc_version() { return "tessera_malloc 1"; }
+
 TESSERA_EXPORT void* malloc(size_t bytes) { return mi::Allocate(bytes); }
 
 TESSERA_EXPORT void free(void* ptr) { mi::Free(ptr); }

@@ -3,8 +3,12 @@
 #include "bench/shootout/catalog.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -20,6 +24,13 @@ const std::vector<SubjectInfo>& AllSubjects() {
       {"mimalloc", true, true, "mimalloc via LD_PRELOAD (libmimalloc2.0)"},
       {"tcmalloc", true, true,
        "gperftools tcmalloc via LD_PRELOAD (libtcmalloc-minimal4)"},
+      {"tessera_preload", true, true,
+       "Tessera malloc (alloc/malloc) as the process's malloc via LD_PRELOAD "
+       "of libtessera_malloc.so, exactly as the peers run",
+       /*tessera=*/true},
+      {"tessera", false, true,
+       "tessera::TesseraMalloc through the Allocator interface (sized free)",
+       /*tessera=*/true},
       {"malloc", false, true,
        "tessera::MallocAllocator (glibc through the Allocator interface)"},
       {"aligned64", false, true,
@@ -68,6 +79,15 @@ const std::vector<WorkloadInfo>& AllWorkloads() {
        "every page touched; ns per op, latency percentiles, peak RSS / live"},
       {"pool", "Pool take/return",
        "64-byte cells, 32 taken then returned in reverse; ns per pair"},
+      {"xthread", "Cross-thread producer/consumer",
+       "4 threads in a ring: each allocates batches of 256 blocks of "
+       "16-512 B and hands them to the next thread, which frees them "
+       "(every free is a cross-thread free); wall ns per allocation"},
+      {"larson", "Larson (heap reclaim)",
+       "8 threads at a time, each replacing random blocks (16-1024 B) of a "
+       "live set of 512; every thread exits after its share and a new one "
+       "inherits and frees its blocks (mimalloc-bench's larson); wall ns "
+       "per operation"},
       {"two_thread", "Two-thread churn",
        "two threads, each a ring of 256 live blocks of 16-512 B; wall ns "
        "per operation per thread"},
@@ -120,8 +140,34 @@ const std::vector<PeerLibrary>& AllPeers() {
        "libmimalloc2.0 (libmimalloc-dev)"},
       {"tcmalloc", "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4",
        "libtcmalloc-minimal4 (libgoogle-perftools-dev)"},
+      {"tessera_preload", strdup(TesseraMallocLibrary().c_str()),
+       "no Debian package: build //alloc/malloc:libtessera_malloc.so (a data "
+       "dependency of //bench:shootout) or set TESSERA_MALLOC_SO"},
   };
   return *peers;
+}
+
+std::string TesseraMallocLibrary() {
+  const char* env = std::getenv("TESSERA_MALLOC_SO");
+  if (env != nullptr && *env != 0) return env;
+  constexpr const char* kRunfile = "tessera/alloc/malloc/libtessera_malloc.so";
+  std::vector<std::string> candidates;
+  const char* runfiles = std::getenv("RUNFILES_DIR");
+  if (runfiles != nullptr) candidates.push_back(absl::StrCat(runfiles, "/", kRunfile));
+  char exe[4096];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n > 0) {
+    exe[n] = 0;
+    candidates.push_back(absl::StrCat(exe, ".runfiles/", kRunfile));
+  }
+  for (const std::string& c : candidates) {
+    if (access(c.c_str(), R_OK) == 0) {
+      char resolved[4096];
+      if (realpath(c.c_str(), resolved) != nullptr) return resolved;
+      return c;
+    }
+  }
+  return "";
 }
 
 const SubjectInfo* FindSubject(absl::string_view name) {
@@ -194,8 +240,10 @@ bool Supports(const SubjectInfo& subject, absl::string_view workload) {
   // Zeroing and large-buffer caching only mean something per request size.
   if (name == "zeroed" || name == "buffer_cache") return round_trip;
   // The locked arena exists for sharing; alone it is tlsf plus a lock.
-  if (name == "tlsf_locked") return workload == "two_thread";
-  if (workload == "two_thread") return subject.thread_safe;
+  const bool threaded = workload == "two_thread" || workload == "xthread" ||
+                        workload == "larson";
+  if (name == "tlsf_locked") return threaded;
+  if (threaded) return subject.thread_safe;
   return true;
 }
 
@@ -216,13 +264,15 @@ absl::StatusOr<std::string> ProveActiveAllocator(absl::string_view peer) {
   const std::string malloc_in = DefiningObject("malloc");
   const std::string mallctl = DefiningObject("mallctl");
   const std::string mi_version = DefiningObject("mi_version");
+  const std::string tessera_marker = DefiningObject("tessera_malloc_version");
   std::string tcmalloc = DefiningObject("tc_version");
   if (tcmalloc.empty()) tcmalloc = DefiningObject("MallocExtension_Instance");
   const std::string found = absl::StrCat(
       "malloc in ", malloc_in.empty() ? "?" : malloc_in,
       mallctl.empty() ? "" : ", mallctl present",
       mi_version.empty() ? "" : ", mi_version present",
-      tcmalloc.empty() ? "" : ", tc_version present");
+      tcmalloc.empty() ? "" : ", tc_version present",
+      tessera_marker.empty() ? "" : ", tessera_malloc_version present");
   auto refuse = [&](absl::string_view why) {
     return absl::FailedPreconditionError(absl::StrCat(
         "refusing to report for peer '", peer, "': ", why, " (", found, ")"));
@@ -238,7 +288,8 @@ absl::StatusOr<std::string> ProveActiveAllocator(absl::string_view peer) {
                             " present; figures are not glibc's), ", found);
       }
     }
-    if (!mallctl.empty() || !mi_version.empty() || !tcmalloc.empty()) {
+    if (!mallctl.empty() || !mi_version.empty() || !tcmalloc.empty() ||
+        !tessera_marker.empty()) {
       return refuse("a malloc replacement is loaded");
     }
     if (!absl::StrContains(malloc_in, "libc.so")) {
@@ -258,6 +309,9 @@ absl::StatusOr<std::string> ProveActiveAllocator(absl::string_view peer) {
   } else if (peer == "tcmalloc") {
     marker = tcmalloc;
     library_word = "tcmalloc";
+  } else if (peer == "tessera_preload") {
+    marker = tessera_marker;
+    library_word = "libtessera_malloc";
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown peer '", peer, "'"));

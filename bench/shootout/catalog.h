@@ -42,6 +42,9 @@ struct SubjectInfo {
   // Safe to call from two threads at once (two_thread workload).
   bool thread_safe;
   const char* description;
+  // Tessera's own code: a Tessera allocator in process, or Tessera malloc
+  // preloaded like a peer (is_peer and tessera both true).
+  bool tessera = false;
 };
 
 struct WorkloadInfo {
@@ -64,6 +67,10 @@ const std::vector<PeerLibrary>& AllPeers();
 const SubjectInfo* FindSubject(absl::string_view name);
 const WorkloadInfo* FindWorkload(absl::string_view name);
 const PeerLibrary* FindPeer(absl::string_view name);
+
+// Where libtessera_malloc.so is: $TESSERA_MALLOC_SO, else the runfiles of the
+// running binary (bazel run / bazel test put it there), else "".
+std::string TesseraMallocLibrary();
 
 // Whether `subject` takes part in `workload` (a fixed-size pool only serves
 // the pool workload; single-threaded allocators sit out two_thread; ...).

@@ -53,7 +53,8 @@ const char* BarColor(const std::string& subject) {
   if (subject == std::string(kBaseline)) return "#888888";
   if (subject == std::string(kNumpy)) return "#59a14f";
   const SubjectInfo* info = FindSubject(subject);
-  return info != nullptr && info->is_peer ? "#4e79a7" : "#f28e2b";
+  return info != nullptr && info->is_peer && !info->tessera ? "#4e79a7"
+                                                              : "#f28e2b";
 }
 
 // Horizontal bars of `metric`'s median per subject with min-max whiskers.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/shootout/catalog.h"
 #include "bench/shootout/json.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -363,7 +364,37 @@ TEST(ShootoutTest, ChildProvesAPreloadedPeerBeforeReporting) {
   EXPECT_THAT(Member(*json, "active").string, HasSubstr("libmimalloc"));
   EXPECT_GT(Member(Member(*json, "metrics"), "ns_per_op").number, 0);
 }
+
+TEST(ShootoutTest, ChildProvesPreloadedTesseraMallocAndRunsTheThreadedWorkloads) {
+  for (const char* workload : {"xthread", "larson", "w4"}) {
+    const Outcome run = RunShootout(
+        absl::StrCat("--subject=tessera_preload --peer=tessera_preload "
+                     "--workloads=",
+                     workload, " --quick --size_factor=0.05"),
+        absl::StrCat("LD_PRELOAD=", TesseraMallocLibrary()));
+    ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+    absl::StatusOr<JsonValue> json = ParseJson(run.out);
+    ASSERT_TRUE(json.ok()) << json.status() << run.out;
+    EXPECT_THAT(Member(*json, "active").string,
+                HasSubstr("tessera_malloc_version"));
+    EXPECT_THAT(Member(*json, "active").string, HasSubstr("libtessera_malloc"));
+    EXPECT_GT(Member(Member(*json, "metrics"), "ns_per_op").number, 0);
+  }
+}
 #endif
+
+TEST(ShootoutTest, TesseraMallocInProcessRunsTheThreadedWorkloads) {
+  for (const char* workload : {"xthread", "larson", "two_thread"}) {
+    const Outcome run = RunShootout(absl::StrCat(
+        "--subject=tessera --peer=glibc --quick --size_factor=0.05 "
+        "--workloads=",
+        workload));
+    ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+    absl::StatusOr<JsonValue> json = ParseJson(run.out);
+    ASSERT_TRUE(json.ok()) << json.status() << run.out;
+    EXPECT_GT(Member(Member(*json, "metrics"), "ns_per_op").number, 0);
+  }
+}
 
 }  // namespace
 }  // namespace shootout

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "alloc/malloc/tessera_malloc.h"
 #include "alloc/pool/buffer_cache.h"
 #include "alloc/pool/size_class_pool.h"
 #include "alloc/pool/stacked_pool.h"
@@ -135,6 +136,14 @@ const Runner<S>* FindRunner(absl::string_view workload) {
       {"two_thread", Iterations(5000, 100000),
        [](S& s, const Params& p, const RunContext&) {
          return internal::TwoThread(s, p);
+       }},
+      {"xthread", Iterations(2048, 200000),
+       [](S& s, const Params& p, const RunContext&) {
+         return internal::CrossThread(s, p);
+       }},
+      {"larson", Iterations(2000, 100000),
+       [](S& s, const Params& p, const RunContext&) {
+         return internal::Larson(s, p);
        }},
       {"trace", Sizes{},
        [](S& s, const Params&, const RunContext& c) -> Result {
@@ -288,6 +297,11 @@ absl::StatusOr<Metrics> Measure(absl::string_view subject_name,
   if (subject->is_peer) {
     GlobalMalloc global;
     return ValidateThenRun(global, r);
+  }
+  if (subject_name == "tessera") {
+    return RunOn(absl::StatusOr<std::unique_ptr<TesseraMalloc>>(
+                     std::make_unique<TesseraMalloc>()),
+                 r);
   }
   if (subject_name == "malloc") {
     return RunOn(absl::StatusOr<std::unique_ptr<MallocAllocator>>(
