@@ -27,6 +27,7 @@ namespace {
 #define TM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define TM_TLS __attribute__((tls_model("initial-exec")))
+#define TM_NOINLINE __attribute__((noinline, cold))
 
 // ---------------------------------------------------------------------------
 // Core types (glossary).
@@ -137,8 +138,11 @@ pthread_mutex_t g_huge_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t g_orphan_lock = PTHREAD_MUTEX_INITIALIZER;
 std::atomic<int> g_init_state{0};  // 0 none, 1 running, 2 done
 uintptr_t g_secret = 0x9e3779b97f4a7c15ull;
-std::atomic<uint8_t>* g_segment_map = nullptr;  // one byte per 4 MiB chunk
+// One byte per 4 MiB chunk of the 47-bit user address space: 32 MiB of .bss,
+// which the kernel maps as zero pages until a segment's byte is written.
+// Static, so the free path reads it with no pointer load and no null test.
 constexpr uintptr_t kMapChunks = uintptr_t{1} << (47 - kSegmentShift);
+std::atomic<uint8_t> g_segment_map[kMapChunks];
 pthread_key_t g_thread_key;
 std::atomic<Heap*> g_registry{nullptr};
 Heap* g_abandoned = nullptr;  // under g_registry_lock
@@ -274,7 +278,6 @@ void InitSlow() {
     seed = reinterpret_cast<uintptr_t>(&seed) ^ __builtin_ia32_rdtsc();
   }
   g_secret = seed | 1;
-  g_segment_map = static_cast<std::atomic<uint8_t>*>(MapPages(kMapChunks));
   pthread_key_create(&g_thread_key, OnThreadExit);
   g_init_state.store(2, std::memory_order_release);
 }
@@ -287,7 +290,7 @@ inline void EnsureInit() {
 
 inline bool IsSegment(uintptr_t chunk_base) {
   const uintptr_t index = chunk_base >> kSegmentShift;
-  return g_segment_map != nullptr && index < kMapChunks &&
+  return index < kMapChunks &&
          g_segment_map[index].load(std::memory_order_relaxed) != 0;
 }
 
@@ -506,7 +509,7 @@ Page* NewPage(Heap* h, int c) {
 // Gives an empty page's slots back to its segment; the segment goes back to
 // the OS when its last page does. The page has no live cell, so no other
 // thread can be freeing into it.
-void RetirePage(Heap* h, Page* p) {
+TM_NOINLINE void RetirePage(Heap* h, Page* p) {
   if (p->in_full) FullRemove(h, p);
   else BinRemove(h, p);
   Segment* s = SegmentOf(p);
@@ -663,18 +666,21 @@ void* Fail() {
 }
 
 // A cell of class `c` from heap `h` (owned by the caller).
+TM_NOINLINE void* AllocateFromHeapSlow(Heap* h, int c) {
+  Cell* cell = static_cast<Cell*>(AllocateSlow(h, c));
+  if (cell == nullptr) return Fail();
+  CountAllocation(h, ClassSize(c));
+  return cell;
+}
+
 inline void* AllocateFromHeap(Heap* h, int c) {
   Page* p = h->bins[c];
   Cell* cell = p->free;
-  if (TM_LIKELY(cell != nullptr)) {
-    p->free = cell->next;
-    ++p->used;
-    cell->canary = 0;
-  } else {
-    cell = static_cast<Cell*>(AllocateSlow(h, c));
-    if (cell == nullptr) return Fail();
-  }
-  CountAllocation(h, ClassSize(c));
+  if (TM_UNLIKELY(cell == nullptr)) return AllocateFromHeapSlow(h, c);
+  p->free = cell->next;
+  ++p->used;
+  cell->canary = 0;
+  CountAllocation(h, p->block_size);
   return cell;
 }
 
@@ -691,13 +697,32 @@ void* AllocateClassOrphan(int c) {
   return p;
 }
 
-void* AllocateClass(int c) {
+TM_NOINLINE void* AllocateClassSlow(int c) {
   Heap* h = tls_heap;
-  if (TM_UNLIKELY(h == nullptr)) {
+  if (h == nullptr) {
     h = AcquireHeap();
     if (h == nullptr) return AllocateClassOrphan(c);
   }
   return AllocateFromHeap(h, c);
+}
+
+// The fast path is a leaf: a TLS load, two dependent loads, three stores;
+// everything else (no heap yet, page exhausted) is out of line, so nothing
+// here needs a callee-saved register.
+inline void* AllocateClass(int c) {
+  Heap* h = tls_heap;
+  if (TM_LIKELY(h != nullptr)) {
+    Page* p = h->bins[c];
+    Cell* cell = p->free;
+    if (TM_LIKELY(cell != nullptr)) {
+      p->free = cell->next;
+      ++p->used;
+      cell->canary = 0;
+      CountAllocation(h, p->block_size);
+      return cell;
+    }
+  }
+  return AllocateClassSlow(c);
 }
 
 // ---------------------------------------------------------------------------
@@ -1069,7 +1094,7 @@ inline Cell* CellToFree(Page* p, uintptr_t a, bool report) {
   return reinterpret_cast<Cell*>(start);
 }
 
-void RemoteFree(Page* p, Cell* cell) {
+TM_NOINLINE void RemoteFree(Page* p, Cell* cell) {
   Heap* owner = p->heap;
   uintptr_t old = p->thread_free.load(std::memory_order_relaxed);
   uintptr_t desired;
@@ -1094,10 +1119,22 @@ void RemoteFree(Page* p, Cell* cell) {
   }
 }
 
-void FreeNotInSegment(void* ptr) {
+TM_NOINLINE void FreeNotInSegment(void* ptr) {
   if (FreeHuge(ptr)) return;
   Report(Violation::kForeignPointer, ptr,
          "was not allocated by tessera_malloc (or was already freed)");
+}
+
+// After a local free: the page was full, or is now empty.
+TM_NOINLINE void LocalFreeRare(Heap* h, Page* p) {
+  if (p->in_full) {
+    FullRemove(h, p);
+    BinPushBack(h, p);
+  }
+  if (p->used == 0 && (p->prev != nullptr || p->next != nullptr)) {
+    // Not the only page of its class: give it back.
+    RetirePage(h, p);
+  }
 }
 
 // `expected_bytes`: the size a sized free names (SIZE_MAX: unknown).
@@ -1130,14 +1167,7 @@ inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
     cell->next = p->local_free;
     p->local_free = cell;
     --p->used;
-    if (TM_UNLIKELY(p->in_full)) {
-      FullRemove(h, p);
-      BinPushBack(h, p);
-    }
-    if (TM_UNLIKELY(p->used == 0) && (p->prev != nullptr || p->next != nullptr)) {
-      // Not the only page of its class: give it back.
-      RetirePage(h, p);
-    }
+    if (TM_UNLIKELY(p->in_full | (p->used == 0))) LocalFreeRare(h, p);
   } else {
     RemoteFree(p, cell);
   }
