@@ -19,7 +19,16 @@
 //   * the integrity check and the comparison of an allocator's
 //     AllocatorStats with the harness's model of them (`StatsModel`);
 //   * the tracked MallocAllocator harnesses use as an upstream allocator or
-//     block source, and the check that it holds nothing at the end.
+//     block source, and the check that it holds nothing at the end;
+//   * creating the allocator under test and checking that bad options are
+//     rejected (`CreatedOrDie`, `CheckInvalidArgument`);
+//   * the ops every harness over the Allocator interface shares, dispatched
+//     by name (`StepInterfaceOp`), and the final free of every live block
+//     (`FreeEverything`);
+//   * for the cell pools (StackedPool, ConcurrentPool): the ops both have
+//     (`StepCellPoolOp`), taking a recorded cell out of the shadow heap with
+//     its pattern checked (`TakeOutCell`) and the bad pointers their misuse
+//     ops hand back (`PickBadCellPointer`).
 //
 // Every check aborts through TESSERA_FUZZ_CHECK. Nothing here decides what an
 // allocator should do with a request: that model stays in each harness.
@@ -29,7 +38,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -308,6 +319,140 @@ inline void CheckLiveBlocks(const SystemAllocator& allocator,
   TESSERA_FUZZ_CHECK(live == expected, "%s: %s holds %llu blocks, model %llu",
                      when, owner, static_cast<unsigned long long>(live),
                      static_cast<unsigned long long>(expected));
+}
+
+// ---- Creating the allocator under test. ----
+
+// The allocator a factory made; the factory must have succeeded.
+template <typename T>
+std::unique_ptr<T> CreatedOrDie(absl::StatusOr<std::unique_ptr<T>> made,
+                                const char* what) {
+  TESSERA_FUZZ_CHECK(made.ok(), "%s: %s", what,
+                     made.status().ToString().c_str());
+  return *std::move(made);
+}
+
+// A factory given bad options (`what`) must have said InvalidArgument.
+inline void CheckInvalidArgument(const absl::Status& status,
+                                 const char* what) {
+  TESSERA_FUZZ_CHECK(absl::IsInvalidArgument(status), "%s accepted: %s", what,
+                     status.ToString().c_str());
+}
+
+// ---- Harnesses over the tessera::Allocator interface. ----
+
+// Runs `op` if it is one of the ops every harness over the Allocator
+// interface has, and returns whether it was. `Op` names them kAllocate,
+// kAllocateZeroed, kAllocateChecked, kDeallocate, kDeallocateChecked,
+// kReallocate, kReallocateChecked, kDoubleFree, kForeign, kSizeMismatch,
+// kBadRequest, kVerifyAll and kNumOps (which verifies too); `h` has the
+// matching methods Allocate(zeroed, checked), Free(index, checked),
+// Reallocate(checked), DoubleFree(), Foreign(), SizeMismatch(), BadRequest(),
+// VerifyAll(), PickBlock() and shadow(). Each harness keeps its model in
+// those methods; only the dispatch is shared.
+template <typename Op, typename Harness>
+bool StepInterfaceOp(Harness& h, Op op) {
+  switch (op) {
+    case Op::kAllocate:
+      h.Allocate(/*zeroed=*/false, /*checked=*/false);
+      return true;
+    case Op::kAllocateZeroed:
+      h.Allocate(/*zeroed=*/true, /*checked=*/false);
+      return true;
+    case Op::kAllocateChecked:
+      h.Allocate(/*zeroed=*/false, /*checked=*/true);
+      return true;
+    case Op::kDeallocate:
+      if (!h.shadow().empty()) h.Free(h.PickBlock(), /*checked=*/false);
+      return true;
+    case Op::kDeallocateChecked:
+      if (!h.shadow().empty()) h.Free(h.PickBlock(), /*checked=*/true);
+      return true;
+    case Op::kReallocate:
+      h.Reallocate(/*checked=*/false);
+      return true;
+    case Op::kReallocateChecked:
+      h.Reallocate(/*checked=*/true);
+      return true;
+    case Op::kDoubleFree:
+      h.DoubleFree();
+      return true;
+    case Op::kForeign:
+      h.Foreign();
+      return true;
+    case Op::kSizeMismatch:
+      h.SizeMismatch();
+      return true;
+    case Op::kBadRequest:
+      h.BadRequest();
+      return true;
+    case Op::kVerifyAll:
+    case Op::kNumOps:
+      h.VerifyAll();
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Frees every live block, newest first, through the hot path, then checks
+// the model once.
+template <typename Harness>
+void FreeEverything(Harness& h) {
+  while (!h.shadow().empty()) h.Free(h.shadow().size() - 1, /*checked=*/false);
+  h.CheckModel("after freeing everything");
+}
+
+// ---- Cell pools (StackedPool, ConcurrentPool). ----
+
+// Runs `op` if it is one of the ops both cell-pool harnesses have (kTrim,
+// kDoubleReturn, kForeign, kVerifyAll, kNumOps), through `h`'s Trim(),
+// DoubleReturn(), Foreign() and VerifyAll(); returns whether it was.
+template <typename Op, typename Harness>
+bool StepCellPoolOp(Harness& h, Op op) {
+  switch (op) {
+    case Op::kTrim:
+      h.Trim();
+      return true;
+    case Op::kDoubleReturn:
+      h.DoubleReturn();
+      return true;
+    case Op::kForeign:
+      h.Foreign();
+      return true;
+    case Op::kVerifyAll:
+    case Op::kNumOps:
+      h.VerifyAll();
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Removes live cell `index` from `shadow`, its pattern checked first
+// (`when`), and returns it for the pool.
+inline void* TakeOutCell(ShadowHeap& shadow, size_t index, const char* when) {
+  const ShadowHeap::Block cell = shadow.blocks()[index];
+  CheckPattern(cell.ptr, cell.id, 0, cell.bytes, when);
+  shadow.Remove(index);
+  return cell.ptr;
+}
+
+// A pointer the pool never handed out, as the program picks it: the middle
+// of `foreign` (a buffer of at least 8 KiB the pool does not own), or a live
+// cell plus 8 (interior, still 8-aligned) or plus 1 (misaligned). False when
+// the pick needs a live cell and there is none, or an interior pointer of a
+// cell of `cell_size` <= 8 (which would be the next cell).
+inline bool PickBadCellPointer(ByteReader& in, const ShadowHeap& shadow,
+                               size_t cell_size, uint8_t* foreign,
+                               void** ptr) {
+  const int kind = in.ConsumeIntegralInRange<int>(0, 2);
+  *ptr = foreign + 4096;
+  if (kind == 0) return true;
+  if (shadow.empty()) return false;
+  const ShadowHeap::Block& cell = shadow.blocks()[PickLive(in, shadow)];
+  *ptr = static_cast<char*>(cell.ptr) + (kind == 1 ? 8 : 1);
+  return !(cell_size <= 8 && kind == 1);
 }
 
 // ---- The entry point. ----

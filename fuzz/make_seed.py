@@ -540,7 +540,8 @@ class TensorProgram:
     ndim, because axis operands are read in ranges that depend on it."""
 
     (NEW, SLICE, TRANSPOSE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE, BINARY,
-     REDUCE, UNARY, WHERE, CLIP, NUM_OPS) = range(12)
+     REDUCE, UNARY, WHERE, CLIP, NPY_ROUND_TRIP, SORT, CONCATENATE,
+     NUM_OPS) = range(15)
     (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT32,
      FLOAT64) = range(11)
     # kBinaryOps rows.
@@ -669,6 +670,31 @@ class TensorProgram:
     def clip(self, a, lo, hi, out, result_ndim=None):
         return self._ternary(self.CLIP, a, lo, hi, out, result_ndim)
 
+    def npy_round_trip(self, x, out):
+        self._op(self.NPY_ROUND_TRIP)
+        n = self._filled(x)
+        self.out += bytes([out])
+        self.ndim[out] = n
+        return self
+
+    def sort(self, x, axis, out, arg=False, ok=True):
+        self._op(self.SORT)
+        self.out += bytes([int(arg)])
+        n = self._filled(x)
+        self.out += in_range(axis, -n - 1, n) + bytes([out])
+        if ok:
+            self.ndim[out] = n
+        return self
+
+    def concatenate(self, x, y, axis, out, ok=True):
+        self._op(self.CONCATENATE)
+        n = self._filled(x)
+        self._filled(y)
+        self.out += in_range(axis, -n - 1, n) + bytes([out])
+        if ok:
+            self.ndim[out] = n
+        return self
+
     def reduce(self, op, slot, axis=None, keepdims=False, out=2, ok=True):
         self._op(self.REDUCE)
         self.out += bytes([op])
@@ -760,6 +786,32 @@ def tensor_seeds():
     p.reduce(T.SUM, 0).reduce(T.MEAN, 0, axis=1)
     p.new(0, T.UINT8, [0], []).slice(0, 0, step=-1).broadcast_to(0, extra=[3])
     seeds["zero_length"] = p.out
+
+    # .npy round trips of every dtype through C, Fortran (transposed),
+    # strided, broadcast, 0-d and empty layouts.
+    p = T()
+    for a in range(11):
+        p.new(0, a, [2, 3], ints if a < 9 else floats)
+        p.npy_round_trip(0, 1).transpose(0).npy_round_trip(0, 1)
+    p.new(0, T.FLOAT64, [3, 4], floats).slice(0, 1, step=-2).npy_round_trip(0, 1)
+    p.new(0, T.INT32, [3], ints).broadcast_to(0, extra=[2]).npy_round_trip(0, 1)
+    p.new(0, T.UINT16, [], ints).npy_round_trip(0, 2)
+    p.new(0, T.FLOAT32, [0, 2], []).npy_round_trip(0, 2)
+    seeds["npy_round_trip"] = p.out
+
+    # sort / argsort of every dtype on each axis (ties, NaN, extremes, a
+    # transposed view), bad axes; concatenate with promotion and bad shapes.
+    p = T()
+    for a in range(11):
+        p.new(0, a, [3, 4], (ints if a < 9 else floats + [T.NAN, T.INF, T.NEG_ZERO]))
+        p.sort(0, -1, 1).sort(0, 0, 1, arg=True).sort(0, 2, 2, ok=False)
+        p.transpose(0).sort(0, 1, 1).sort(0, -1, 1, arg=True)
+    p.new(0, T.FLOAT64, [], floats).sort(0, 0, 1, ok=False)
+    p.new(0, T.INT8, [2, 3], ints).new(1, T.UINT8, [1, 3], ints)
+    p.concatenate(0, 1, 0, 2).concatenate(0, 1, 1, 2, ok=False)
+    p.new(1, T.FLOAT32, [2, 2], floats).concatenate(0, 1, -1, 2)
+    p.transpose(1).concatenate(1, 0, 1, 2).concatenate(0, 1, 2, 2, ok=False)
+    seeds["sort_concatenate"] = p.out
 
     p = T()
     specials = [T.NAN, T.small(1), T.INF, T.NEG_INF, T.NEG_ZERO, T.small(-1)]

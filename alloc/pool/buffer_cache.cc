@@ -8,6 +8,7 @@
 #include "absl/base/config.h"
 #include "absl/numeric/bits.h"
 #include "absl/strings/str_format.h"
+#include "alloc/internal/dcheck.h"
 #include "alloc/pool/internal/os_pages.h"
 
 #if defined(ABSL_HAVE_ADDRESS_SANITIZER)
@@ -179,7 +180,11 @@ size_t BufferCache::CachedInClassLocked(size_t class_bytes) const {
 }
 
 void BufferCache::EvictOldestLocked() {
+  TESSERA_DCHECK(!cached_.empty(),
+                 "an eviction should find a cached buffer to evict");
   const CachedBuffer oldest = cached_.front();
+  TESSERA_DCHECK(cached_bytes_ >= oldest.class_bytes,
+                 "the cached bytes should include every cached buffer");
   cached_.erase(cached_.begin());
   cached_bytes_ -= oldest.class_bytes;
   ++evictions_;
@@ -218,6 +223,8 @@ bool BufferCache::FreeUnrecorded(void* ptr, size_t bytes,
   }
   cached_.push_back(CachedBuffer{ptr, class_bytes});
   cached_bytes_ += class_bytes;
+  TESSERA_DCHECK(cached_bytes_ <= options_.budget_bytes,
+                 "the cache should stay within its byte budget");
   // Under ASan an idle buffer is poisoned, so a stale read or write through
   // a pointer to a freed buffer is reported even though it stays mapped.
   TESSERA_POISON(ptr, class_bytes);

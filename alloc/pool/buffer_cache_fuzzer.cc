@@ -102,18 +102,13 @@ class Harness {
     TESSERA_FUZZ_CHECK(
         absl::IsInvalidArgument(BufferCache::Create(bad).status()),
         "min_buffer_bytes %zu accepted", bad.min_buffer_bytes);
-    absl::StatusOr<std::unique_ptr<BufferCache>> cache =
-        BufferCache::Create(options);
-    TESSERA_FUZZ_CHECK(cache.ok(), "Create: %s",
-                       cache.status().ToString().c_str());
-    cache_ = *std::move(cache);
+    cache_ = fuzzing::CreatedOrDie(BufferCache::Create(options), "Create");
     CheckModel("fresh cache");
 
     fuzzing::RunOpProgram<Op>(
         in_, kMaxOps, [this](Op op) { Step(op); },
         [this] { CheckModel("after op"); });
-    while (!shadow_.empty()) Free(shadow_.size() - 1, /*checked=*/false);
-    CheckModel("after freeing everything");
+    fuzzing::FreeEverything(*this);
     Release();
     const BufferCacheStats s = cache_->cache_stats();
     TESSERA_FUZZ_CHECK(s.live_buffers == 0 && s.cached_buffers == 0 &&
@@ -129,7 +124,8 @@ class Harness {
                              "after destroying the cache");
   }
 
- private:
+  // The rest is public for fuzzing::StepInterfaceOp and FreeEverything.
+  const ShadowHeap& shadow() const { return shadow_; }
   // A cached buffer in the model, oldest first.
   struct Cached {
     void* ptr;
@@ -454,49 +450,14 @@ class Harness {
   void VerifyAll() { fuzzing::CheckAllPatterns(shadow_); }
 
   void Step(Op op) {
-    switch (op) {
-      case Op::kAllocate:
-        Allocate(/*zeroed=*/false, /*checked=*/false);
-        break;
-      case Op::kAllocateZeroed:
-        Allocate(/*zeroed=*/true, /*checked=*/in_.ConsumeBool());
-        break;
-      case Op::kAllocateChecked:
-        Allocate(/*zeroed=*/false, /*checked=*/true);
-        break;
-      case Op::kDeallocate:
-        if (!shadow_.empty()) Free(PickBlock(), /*checked=*/false);
-        break;
-      case Op::kDeallocateChecked:
-        if (!shadow_.empty()) Free(PickBlock(), /*checked=*/true);
-        break;
-      case Op::kReallocate:
-        Reallocate(/*checked=*/false);
-        break;
-      case Op::kReallocateChecked:
-        Reallocate(/*checked=*/true);
-        break;
-      case Op::kRelease:
-        Release();
-        break;
-      case Op::kDoubleFree:
-        DoubleFree();
-        break;
-      case Op::kForeign:
-        Foreign();
-        break;
-      case Op::kSizeMismatch:
-        SizeMismatch();
-        break;
-      case Op::kBadRequest:
-        BadRequest();
-        break;
-      case Op::kVerifyAll:
-      case Op::kNumOps:
-        VerifyAll();
-        break;
+    if (op == Op::kAllocateZeroed) {
+      Allocate(/*zeroed=*/true, /*checked=*/in_.ConsumeBool());
+      return;
     }
+    if (fuzzing::StepInterfaceOp(*this, op)) return;
+    if (op == Op::kRelease) Release();
   }
+
 
   ByteReader& in_;
   MallocAllocator upstream_;

@@ -52,7 +52,6 @@ namespace tessera {
 namespace {
 
 using fuzzing::ByteReader;
-using fuzzing::CheckPattern;
 using fuzzing::ShadowHeap;
 
 constexpr size_t kMaxOps = 1024;
@@ -100,7 +99,7 @@ class Harness {
                              "after destroying the pool");
   }
 
- private:
+  // The rest is public for fuzzing::StepCellPoolOp.
   bool MakePool() {
     const uint8_t a = in_.ConsumeByte();
     const uint8_t b = in_.ConsumeByte();
@@ -128,14 +127,12 @@ class Harness {
 
     ConcurrentPoolOptions bad = options;
     bad.cache_cells = (c & 0x40) != 0 ? 1 : 65537;
-    TESSERA_FUZZ_CHECK(
-        absl::IsInvalidArgument(ConcurrentPool::Create(bad).status()),
-        "cache_cells %zu accepted", bad.cache_cells);
+    fuzzing::CheckInvalidArgument(ConcurrentPool::Create(bad).status(),
+                                  "a bad cache_cells");
     bad = options;
     bad.depot.cells_per_block = 0;
-    TESSERA_FUZZ_CHECK(
-        absl::IsInvalidArgument(ConcurrentPool::Create(bad).status()),
-        "bad depot options accepted");
+    fuzzing::CheckInvalidArgument(ConcurrentPool::Create(bad).status(),
+                                  "bad depot options");
 
     if ((c & 0x20) != 0) {
       // Give this thread's every cache slot to another pool first, so the
@@ -145,19 +142,14 @@ class Harness {
       filler.depot.alignment = 8;
       filler.depot.cells_per_block = 4;
       for (int i = 0; i < pool_internal::kPoolSlotsPerThread; ++i) {
-        absl::StatusOr<std::unique_ptr<ConcurrentPool>> f =
-            ConcurrentPool::Create(filler);
-        TESSERA_FUZZ_CHECK(f.ok(), "filler: %s", f.status().ToString().c_str());
-        (*f)->Return((*f)->Take());
-        fillers_.push_back(*std::move(f));
+        std::unique_ptr<ConcurrentPool> f =
+            fuzzing::CreatedOrDie(ConcurrentPool::Create(filler), "filler");
+        f->Return(f->Take());
+        fillers_.push_back(std::move(f));
       }
     }
 
-    absl::StatusOr<std::unique_ptr<ConcurrentPool>> pool =
-        ConcurrentPool::Create(options);
-    TESSERA_FUZZ_CHECK(pool.ok(), "Create: %s",
-                       pool.status().ToString().c_str());
-    pool_ = *std::move(pool);
+    pool_ = fuzzing::CreatedOrDie(ConcurrentPool::Create(options), "Create");
     options_ = options;
     TESSERA_FUZZ_CHECK(pool_->cell_size() == options.depot.cell_size &&
                            pool_->cache_cells() == options.cache_cells,
@@ -230,10 +222,7 @@ class Harness {
   }
 
   void Return(size_t index) {
-    const ShadowHeap::Block cell = shadow_.blocks()[index];
-    CheckPattern(cell.ptr, cell.id, 0, cell.bytes, "before return");
-    pool_->Return(cell.ptr);
-    shadow_.Remove(index);
+    pool_->Return(fuzzing::TakeOutCell(shadow_, index, "before return"));
   }
 
   size_t PickCell() { return fuzzing::PickLive(in_, shadow_); }
@@ -264,10 +253,8 @@ class Harness {
     if (shadow_.size() + takes > kMaxLiveCells) return;
     std::vector<void*> to_return;
     for (size_t i = 0; i < returns; ++i) {
-      const ShadowHeap::Block cell = shadow_.blocks()[shadow_.size() - 1];
-      CheckPattern(cell.ptr, cell.id, 0, cell.bytes, "before remote return");
-      to_return.push_back(cell.ptr);
-      shadow_.Remove(shadow_.size() - 1);
+      to_return.push_back(fuzzing::TakeOutCell(shadow_, shadow_.size() - 1,
+                                               "before remote return"));
     }
     std::vector<void*> taken;
     std::thread worker([&] {
@@ -293,13 +280,10 @@ class Harness {
 
   void Foreign() {
     if (!options_.check_returns) return;
-    const int kind = in_.ConsumeIntegralInRange<int>(0, 2);
-    void* ptr = g_foreign + 4096;
-    if (kind > 0) {
-      if (shadow_.empty()) return;
-      const ShadowHeap::Block& cell = shadow_.blocks()[PickCell()];
-      ptr = static_cast<char*>(cell.ptr) + (kind == 1 ? 8 : 1);
-      if (options_.depot.cell_size <= 8 && kind == 1) return;
+    void* ptr;
+    if (!fuzzing::PickBadCellPointer(in_, shadow_, options_.depot.cell_size,
+                                     g_foreign, &ptr)) {
+      return;
     }
     const int mark = violations_.Mark();
     pool_->Return(ptr);
@@ -310,6 +294,7 @@ class Harness {
   void VerifyAll() { fuzzing::CheckAllPatterns(shadow_); }
 
   void Step(Op op) {
+    if (fuzzing::StepCellPoolOp(*this, op)) return;
     switch (op) {
       case Op::kTake:
         Take();
@@ -324,24 +309,14 @@ class Harness {
         for (size_t i = 0; i < n; ++i) Return(shadow_.size() - 1);
         break;
       }
-      case Op::kTrim:
-        Trim();
-        break;
       case Op::kOtherThread:
         OtherThread();
         break;
-      case Op::kDoubleReturn:
-        DoubleReturn();
-        break;
-      case Op::kForeign:
-        Foreign();
-        break;
-      case Op::kVerifyAll:
-      case Op::kNumOps:
-        VerifyAll();
+      default:
         break;
     }
   }
+
 
   ByteReader& in_;
   MallocAllocator upstream_;

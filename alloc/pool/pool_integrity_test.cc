@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "alloc/allocator.h"
+#include "alloc/internal/dcheck.h"
 #include "alloc/pool/buffer_cache.h"
 #include "alloc/pool/concurrent_pool.h"
 #include "alloc/pool/size_class_pool.h"
@@ -258,6 +259,30 @@ TEST(StackedPoolMagazineIntegrityTest, MagazineHoldsOnlyDistinctIdleCells) {
   ExpectCaught(pool, Peer::magazine_count(pool),
                StackedPool::kMagazineCells + 1, 7, "magazine holds");
   pool.Return(a);
+}
+
+TEST(StackedPoolMagazineIntegrityTest,
+     ExpensiveChecksCatchACorruptionWithinAPeriodOfReturns) {
+  if (!internal::kTesseraExpensiveChecks) {
+    GTEST_SKIP() << "expensive checks run in sanitizer builds only";
+  }
+  auto made = StackedPool::Create(SmallPool(/*checks=*/true));
+  ASSERT_TRUE(made.ok()) << made.status();
+  StackedPool& pool = **made;
+  std::vector<void*> cells;
+  for (uint32_t k = 0; k < internal::kExpensiveCheckPeriod; ++k) {
+    cells.push_back(pool.Take());
+    ASSERT_NE(cells.back(), nullptr);
+  }
+  EXPECT_DEATH(
+      {
+        Peer::block_cells_in_use(pool) += 1;
+        for (void* cell : cells) pool.Return(cell);
+      },
+      "TESSERA_DCHECK failed: the pool should be intact after a return "
+      "\\(.*invariant 4");
+  for (void* cell : cells) pool.Return(cell);
+  EXPECT_TRUE(pool.CheckIntegrity().ok()) << pool.CheckIntegrity();
 }
 
 TEST(ConcurrentPoolIntegrityTest, EachInvariantIsNamed) {

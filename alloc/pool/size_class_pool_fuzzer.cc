@@ -86,11 +86,7 @@ class Harness {
     options.check_returns = (config & 0x20) == 0;
     if ((config & 0x40) != 0) options.block_source = &block_source_;
     checks_ = options.check_returns;
-    absl::StatusOr<std::unique_ptr<SizeClassPool>> pool =
-        SizeClassPool::Create(options);
-    TESSERA_FUZZ_CHECK(pool.ok(), "Create: %s",
-                       pool.status().ToString().c_str());
-    pool_ = *std::move(pool);
+    pool_ = fuzzing::CreatedOrDie(SizeClassPool::Create(options), "Create");
     SizeClassPoolOptions bad = options;
     bad.block_bytes = options.block_bytes * 3;  // not a power of two
     TESSERA_FUZZ_CHECK(
@@ -101,8 +97,7 @@ class Harness {
     fuzzing::RunOpProgram<Op>(
         in_, kMaxOps, [this](Op op) { Step(op); },
         [this] { CheckModel("after op"); });
-    while (!shadow_.empty()) Free(shadow_.size() - 1, /*checked=*/false);
-    CheckModel("after freeing everything");
+    fuzzing::FreeEverything(*this);
     pool_->Trim();
     for (int c = 0; c < SizeClassPool::kNumClasses; ++c) {
       TESSERA_FUZZ_CHECK(pool_->class_pool(c).stats().blocks == 0,
@@ -117,7 +112,8 @@ class Harness {
                              "after destroying the pool");
   }
 
- private:
+  // The rest is public for fuzzing::StepInterfaceOp and FreeEverything.
+  const ShadowHeap& shadow() const { return shadow_; }
   size_t DecodeSize() {
     const int size_class = in_.ConsumeIntegralInRange<int>(0, 7);
     if (size_class < 6) return in_.ConsumeIntegralInRange<size_t>(0, 1024);
@@ -288,50 +284,13 @@ class Harness {
   void VerifyAll() { fuzzing::CheckAllPatterns(shadow_); }
 
   void Step(Op op) {
-    switch (op) {
-      case Op::kAllocate:
-        Allocate(false, false);
-        break;
-      case Op::kAllocateZeroed:
-        Allocate(true, false);
-        break;
-      case Op::kAllocateChecked:
-        Allocate(false, true);
-        break;
-      case Op::kDeallocate:
-        if (!shadow_.empty()) Free(PickBlock(), false);
-        break;
-      case Op::kDeallocateChecked:
-        if (!shadow_.empty()) Free(PickBlock(), true);
-        break;
-      case Op::kReallocate:
-        Reallocate(false);
-        break;
-      case Op::kReallocateChecked:
-        Reallocate(true);
-        break;
-      case Op::kTrim:
-        pool_->Trim();
-        VerifyAll();
-        break;
-      case Op::kDoubleFree:
-        DoubleFree();
-        break;
-      case Op::kForeign:
-        Foreign();
-        break;
-      case Op::kSizeMismatch:
-        SizeMismatch();
-        break;
-      case Op::kBadRequest:
-        BadRequest();
-        break;
-      case Op::kVerifyAll:
-      case Op::kNumOps:
-        VerifyAll();
-        break;
+    if (fuzzing::StepInterfaceOp(*this, op)) return;
+    if (op == Op::kTrim) {
+      pool_->Trim();
+      VerifyAll();
     }
   }
+
 
   ByteReader& in_;
   MallocAllocator upstream_;

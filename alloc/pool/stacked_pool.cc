@@ -195,6 +195,8 @@ void StackedPool::ReleaseBlock(Block* block) noexcept {
 }
 
 void StackedPool::LinkAvailable(Block* block) noexcept {
+  TESSERA_DCHECK(!block->available,
+                 "a block linked as available should not be on the list yet");
   block->available = true;
   block->avail_prev = nullptr;
   block->avail_next = available_head_;
@@ -203,6 +205,8 @@ void StackedPool::LinkAvailable(Block* block) noexcept {
 }
 
 void StackedPool::UnlinkAvailable(Block* block) noexcept {
+  TESSERA_DCHECK(block->available,
+                 "a block unlinked from the available list should be on it");
   block->available = false;
   if (block->avail_prev != nullptr) {
     block->avail_prev->avail_next = block->avail_next;
@@ -249,6 +253,9 @@ void* StackedPool::TakeSlow() noexcept {
   void* cell = PopFrom(block);
   if (checks_) {
     const uint32_t index = CellIndex(block, cell);
+    TESSERA_DCHECK(
+        (block->bitmap()[index >> 6] & (uint64_t{1} << (index & 63))) == 0,
+        "a cell handed out should have been idle");
     block->bitmap()[index >> 6] |= uint64_t{1} << (index & 63);
   }
   NoteTaken();
@@ -329,6 +336,13 @@ void StackedPool::ReturnSlow(void* cell) noexcept {
   }
   ++returns_;
   PushTo(block, cell);
+  // Expensive checks (sanitizer builds, where return checks are on by
+  // default and every return comes here): walk the pool every
+  // kExpensiveCheckPeriod-th return, so a corruption is caught near its cause.
+  if (return_countdown_.Tick()) {
+    TESSERA_DCHECK_EXPENSIVE_OK(CheckIntegrity(),
+                                "the pool should be intact after a return");
+  }
 }
 
 void StackedPool::FlushMagazine() noexcept {
@@ -389,6 +403,8 @@ void StackedPool::ReturnBatch(void* const* cells, size_t n) noexcept {
 void StackedPool::MaybeTrimOnReturn(Block* block) noexcept {
   const uint64_t idle = block_count_ * capacity_ - block_cells_in_use_;
   if (idle > trim_above_) {
+    TESSERA_DCHECK(block->used == 0,
+                   "a block trimmed on return should have no cell in use");
     ReleaseBlock(block);
     ++trims_;
   }
@@ -411,6 +427,8 @@ size_t StackedPool::Trim() {
     block = next;
   }
   trims_ += released_idle;
+  TESSERA_DCHECK_EXPENSIVE_OK(CheckIntegrity(),
+                              "the pool should be intact after Trim");
   return static_cast<size_t>(blocks_before - block_count_);
 }
 

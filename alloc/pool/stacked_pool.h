@@ -86,6 +86,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "alloc/allocator.h"
+#include "alloc/internal/dcheck.h"
 
 #if defined(ABSL_HAVE_ADDRESS_SANITIZER)
 #include <sanitizer/asan_interface.h>
@@ -306,6 +307,8 @@ class StackedPool {
 
   // Pops a cell from `block`, which must be available.
   void* PopFrom(Block* block) noexcept {
+    TESSERA_DCHECK(block->available && block->used < capacity_,
+                   "a block cells are taken from should have an idle cell");
     void* cell;
     if (block->free != nullptr) {
       cell = block->free;
@@ -329,6 +332,8 @@ class StackedPool {
   // Pushes a validated cell back on its block's stack (not counted as a
   // return: callers count).
   void PushTo(Block* block, void* cell) noexcept {
+    TESSERA_DCHECK(block->used != 0,
+                   "a block a cell is pushed back to should have a cell in use");
     auto* free_cell = static_cast<FreeCell*>(cell);
     free_cell->next = block->free;
     block->free = free_cell;
@@ -376,6 +381,7 @@ class StackedPool {
   const size_t block_bytes_;
   const size_t cells_offset_;
   const uint32_t capacity_;
+  internal::ExpensiveCheckCountdown return_countdown_;
   const size_t bitmap_words_;
   const uint64_t div_magic_;
   const bool checks_;

@@ -48,7 +48,6 @@ namespace tessera {
 namespace {
 
 using fuzzing::ByteReader;
-using fuzzing::CheckPattern;
 using fuzzing::ShadowHeap;
 
 constexpr size_t kMaxOps = 1024;
@@ -103,7 +102,7 @@ class Harness {
                              "after destroying the pool");
   }
 
- private:
+  // The rest is public for fuzzing::StepCellPoolOp.
   bool MakePool() {
     const uint8_t a = in_.ConsumeByte();
     const uint8_t b = in_.ConsumeByte();
@@ -132,20 +131,15 @@ class Harness {
 
     CheckBadOptionsRejected(options);
 
-    absl::StatusOr<std::unique_ptr<StackedPool>> pool =
-        StackedPool::Create(options);
-    TESSERA_FUZZ_CHECK(pool.ok(), "Create: %s",
-                       pool.status().ToString().c_str());
+    pool_ = fuzzing::CreatedOrDie(StackedPool::Create(options), "Create");
     if ((c & 0x40) != 0) {
       // High-water trim needs the rounded capacity: rebuild with it.
       options.trim_idle_cells_above =
-          (*pool)->cells_per_block() * (1 + ((c >> 7) & 1));
-      pool->reset();
-      pool = StackedPool::Create(options);
-      TESSERA_FUZZ_CHECK(pool.ok(), "Create with trim: %s",
-                         pool.status().ToString().c_str());
+          pool_->cells_per_block() * (1 + ((c >> 7) & 1));
+      pool_.reset();
+      pool_ = fuzzing::CreatedOrDie(StackedPool::Create(options),
+                                    "Create with trim");
     }
-    pool_ = *std::move(pool);
     options_ = options;
     TESSERA_FUZZ_CHECK(pool_->cell_size() == options.cell_size &&
                            pool_->alignment() == options.alignment &&
@@ -179,11 +173,8 @@ class Harness {
         bad.upstream = nullptr;
         break;
     }
-    absl::StatusOr<std::unique_ptr<StackedPool>> rejected =
-        StackedPool::Create(bad);
-    TESSERA_FUZZ_CHECK(absl::IsInvalidArgument(rejected.status()),
-                       "bad options accepted: %s",
-                       rejected.status().ToString().c_str());
+    fuzzing::CheckInvalidArgument(StackedPool::Create(bad).status(),
+                                  "bad options");
   }
 
   void CheckModel(const char* when) {
@@ -285,15 +276,13 @@ class Harness {
   size_t PickCell() { return fuzzing::PickLive(in_, shadow_); }
 
   void Return(size_t index, bool checked) {
-    const ShadowHeap::Block cell = shadow_.blocks()[index];
-    CheckPattern(cell.ptr, cell.id, 0, cell.bytes, "before return");
+    void* cell = fuzzing::TakeOutCell(shadow_, index, "before return");
     if (checked) {
-      const absl::Status s = pool_->ReturnChecked(cell.ptr);
+      const absl::Status s = pool_->ReturnChecked(cell);
       TESSERA_FUZZ_CHECK(s.ok(), "ReturnChecked: %s", s.ToString().c_str());
     } else {
-      pool_->Return(cell.ptr);
+      pool_->Return(cell);
     }
-    shadow_.Remove(index);
     ++returns_;
   }
 
@@ -302,10 +291,8 @@ class Harness {
                                       shadow_.size());
     void* cells[32];
     for (size_t i = 0; i < n; ++i) {
-      const ShadowHeap::Block cell = shadow_.blocks()[shadow_.size() - 1];
-      CheckPattern(cell.ptr, cell.id, 0, cell.bytes, "before batch return");
-      cells[i] = cell.ptr;
-      shadow_.Remove(shadow_.size() - 1);
+      cells[i] = fuzzing::TakeOutCell(shadow_, shadow_.size() - 1,
+                                      "before batch return");
     }
     pool_->ReturnBatch(cells, n);
     returns_ += n;
@@ -339,14 +326,10 @@ class Harness {
   }
 
   void Foreign() {
-    const int kind = in_.ConsumeIntegralInRange<int>(0, 2);
-    void* ptr = g_foreign + 4096;
-    if (kind > 0) {
-      if (shadow_.empty()) return;
-      const ShadowHeap::Block& cell = shadow_.blocks()[PickCell()];
-      // Interior (8 bytes in: still 8-aligned) or misaligned (1 byte in).
-      ptr = static_cast<char*>(cell.ptr) + (kind == 1 ? 8 : 1);
-      if (options_.cell_size <= 8 && kind == 1) return;
+    void* ptr;
+    if (!fuzzing::PickBadCellPointer(in_, shadow_, options_.cell_size,
+                                     g_foreign, &ptr)) {
+      return;
     }
     const int mark = violations_.Mark();
     if (!pool_->checks_returns() || in_.ConsumeBool()) {
@@ -365,6 +348,7 @@ class Harness {
   void VerifyAll() { fuzzing::CheckAllPatterns(shadow_); }
 
   void Step(Op op) {
+    if (fuzzing::StepCellPoolOp(*this, op)) return;
     switch (op) {
       case Op::kTake:
         Take(/*checked=*/false);
@@ -384,21 +368,11 @@ class Harness {
       case Op::kReturnBatch:
         ReturnBatch();
         break;
-      case Op::kTrim:
-        Trim();
-        break;
-      case Op::kDoubleReturn:
-        DoubleReturn();
-        break;
-      case Op::kForeign:
-        Foreign();
-        break;
-      case Op::kVerifyAll:
-      case Op::kNumOps:
-        VerifyAll();
+      default:
         break;
     }
   }
+
 
   ByteReader& in_;
   MallocAllocator upstream_;

@@ -97,6 +97,12 @@ struct SystemAllocatorOptions {
   bool track_live_blocks = internal::kTrackLiveBlocksByDefault;
 };
 
+namespace system_internal {
+// Reaches into private state to corrupt it on purpose, so that
+// system_allocator_test.cc can show CheckIntegrity names each invariant.
+class IntegrityTestPeer;
+}  // namespace system_internal
+
 // Shared implementation of the three system allocators.
 class SystemAllocator : public Allocator {
  public:
@@ -133,6 +139,8 @@ class SystemAllocator : public Allocator {
   }
 
  private:
+  friend class system_internal::IntegrityTestPeer;
+
   size_t EffectiveAlignment(size_t alignment) const {
     return alignment > min_alignment_ ? alignment : min_alignment_;
   }

@@ -15,9 +15,26 @@
 #include "gtest/gtest.h"
 
 namespace tessera {
+namespace system_internal {
+
+class IntegrityTestPeer {
+ public:
+  static internal::LiveBlockRegistry* registry(SystemAllocator& a) {
+    return a.registry_.get();
+  }
+  // Bytes in use without a live block (and back).
+  static void RecordPhantomBytes(SystemAllocator& a, size_t bytes, bool add) {
+    a.stats_.RecordAllocation(add ? bytes : 0);
+    a.stats_.RecordDeallocation(add ? 0 : bytes);
+  }
+};
+
+}  // namespace system_internal
+
 namespace {
 
 using ::testing::HasSubstr;
+using IntegrityPeer = system_internal::IntegrityTestPeer;
 
 bool IsAligned(const void* ptr, size_t alignment) {
   return (reinterpret_cast<uintptr_t>(ptr) & (alignment - 1)) == 0;
@@ -494,6 +511,38 @@ TEST(SystemAllocatorOptionsTest, RegistryIsOnInDebugAndSanitizerBuilds) {
 TEST(GlobalMallocAllocatorTest, IsOneInstance) {
   EXPECT_EQ(&GlobalMallocAllocator(), &GlobalMallocAllocator());
   EXPECT_EQ(GlobalMallocAllocator().name(), "malloc");
+}
+
+// ---- CheckIntegrity against state corrupted on purpose: one test per
+// numbered invariant of system_allocator.h, each naming it. ----
+
+TEST(SystemAllocatorIntegrityTest, ARegistryThatDisagreesWithTheStatsBreaksInvariant1) {
+  MallocAllocator allocator(Tracked());
+  internal::LiveBlockRegistry* registry = IntegrityPeer::registry(allocator);
+  ASSERT_NE(registry, nullptr);
+  ASSERT_TRUE(allocator.CheckIntegrity().ok());
+  int phantom = 0;
+  registry->Insert(&phantom, sizeof(phantom), alignof(int));
+  EXPECT_THAT(std::string(allocator.CheckIntegrity().message()),
+              HasSubstr("invariant 1 (registry matches live count) violated"));
+  ContractViolation violation;
+  ASSERT_TRUE(
+      registry->Erase(&phantom, sizeof(phantom), alignof(int), &violation)
+          .ok());
+  EXPECT_TRUE(allocator.CheckIntegrity().ok()) << allocator.CheckIntegrity();
+}
+
+TEST(SystemAllocatorIntegrityTest, BytesInUseWithNoLiveBlockBreakInvariant2) {
+  SystemAllocatorOptions untracked;
+  untracked.track_live_blocks = false;
+  AlignedAllocator allocator(64, untracked);
+  ASSERT_TRUE(allocator.CheckIntegrity().ok());
+  IntegrityPeer::RecordPhantomBytes(allocator, 64, /*add=*/true);
+  EXPECT_THAT(std::string(allocator.CheckIntegrity().message()),
+              HasSubstr("invariant 2 (no live block, no bytes in use) "
+                        "violated: 64 bytes"));
+  IntegrityPeer::RecordPhantomBytes(allocator, 64, /*add=*/false);
+  EXPECT_TRUE(allocator.CheckIntegrity().ok()) << allocator.CheckIntegrity();
 }
 
 }  // namespace

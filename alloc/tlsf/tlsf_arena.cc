@@ -94,11 +94,12 @@ TlsfArena::TlsfArena(const TlsfArenaOptions& options)
 namespace {
 
 absl::Status ValidateOptions(const TlsfArenaOptions& options) {
-  if (!IsPowerOfTwo(options.granularity) || options.granularity < 16 ||
-      options.granularity > 4096) {
+  if (!IsPowerOfTwo(options.granularity) ||
+      options.granularity < kMinArenaGranularity ||
+      options.granularity > kMaxArenaGranularity) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "tlsf: granularity %u is not a power of two in [16, 4096]",
-        options.granularity));
+        "tlsf: granularity %u is not a power of two in [%u, %u]",
+        options.granularity, kMinArenaGranularity, kMaxArenaGranularity));
   }
   if (!IsPowerOfTwo(options.arena_alignment) ||
       options.arena_alignment > kMaxArenaAlignment) {
@@ -384,8 +385,13 @@ TESSERA_TLSF_INLINE uint32_t TlsfArena::FindFit(size_t size) const {
 // one goes second. Either way the head stays a largest block (invariant 9).
 TESSERA_TLSF_INLINE void TlsfArena::InsertFree(uint32_t i) {
   Node* n = N(i);
+  TESSERA_DCHECK((n->size_flags & (kFlagRecycled | kFlagCached)) == 0,
+                 "a block entering a free list should be neither recycled nor "
+                 "cached");
   n->size_flags |= kFlagFree;
   const size_t size = SizeOf(n);
+  TESSERA_DCHECK(size >= granule_ && (size & (granule_ - 1)) == 0,
+                 "a free block should be a whole number of granules");
   int fl, sl;
   MapInsert(size, &fl, &sl);
   const uint32_t head = heads_[fl][sl];
@@ -423,6 +429,13 @@ TESSERA_TLSF_INLINE void TlsfArena::RemoveFree(uint32_t i) {
   const size_t size = SizeOf(n);
   int fl, sl;
   MapInsert(size, &fl, &sl);
+  TESSERA_DCHECK(IsFree(n), "a block removed from a free list should be free");
+  TESSERA_DCHECK(n->prev_free != kNil ? N(n->prev_free)->next_free == i
+                                      : heads_[fl][sl] == i,
+                 "a block removed from a free list should be on the list its "
+                 "size maps to");
+  TESSERA_DCHECK(n->next_free == kNil || N(n->next_free)->prev_free == i,
+                 "a free block's list successor should link back to it");
   const uint32_t next = n->next_free;
   if (n->prev_free != kNil) {
     N(n->prev_free)->next_free = next;
@@ -452,6 +465,8 @@ TESSERA_TLSF_INLINE void TlsfArena::RemoveFree(uint32_t i) {
 TESSERA_TLSF_INLINE uint32_t TlsfArena::PopNode() {
   const uint32_t i = recycled_head_;
   if (i == kNil) return kNil;
+  TESSERA_DCHECK(N(i)->size_flags == kFlagRecycled,
+                 "a node on the recycled list should be marked recycled");
   recycled_head_ = N(i)->next_free;
   --recycled_count_;
   // Recycled nodes come back in the order blocks merged, i.e. scattered:
@@ -478,8 +493,13 @@ bool TlsfArena::CarveNodes() {
     Region& region = regions_[r];
     const uint32_t tail = region.last;
     Node* t = N(tail);
+    // Slot kLocalMask of the last region would be the index kNil (see the
+    // static_assert beside kNil): stop carving below it in every region.
     if (!IsFree(t) || region.carved + count >= kLocalMask) continue;
     const size_t size = SizeOf(t);
+    TESSERA_DCHECK(t->next_phys == kNil && t->addr + size == region.floor,
+                   "nodes should be carved from the block that ends at the "
+                   "region's floor");
     if (size > carve_bytes_) {
       // Unlink before resizing: the list is found from the size.
       RemoveFree(tail);
@@ -640,6 +660,9 @@ TESSERA_TLSF_INLINE void TlsfArena::UnindexBlock(const char* addr) {
   const size_t offset = static_cast<size_t>(addr - r.base);
   PageSlot& slot = r.slots[offset >> index_page_shift_];
   const uint32_t state = slot.state;
+  TESSERA_DCHECK(state != 0,
+                 "the index page of a live block being freed should record "
+                 "a start");
   if (state < kRecord) {
     // The page's only live start (state 0 cannot be: the block is live).
     slot = PageSlot{kNil, 0};
@@ -744,6 +767,9 @@ TESSERA_TLSF_INLINE uint32_t TlsfArena::AllocBlock(size_t rounded, size_t alignm
     }
   }
   Node* nb = N(b);
+  TESSERA_DCHECK(IsFree(nb) && SizeOf(nb) >= need,
+                 "the block FindFit returns should be free and fit the "
+                 "request");
   const Region& r0 = regions_[0];
   const PageSlot* index_slot = nullptr;
   {
@@ -848,6 +874,8 @@ void TlsfArena::FlushQuickCache() {
 TESSERA_TLSF_INLINE void TlsfArena::FreeBlockNow(uint32_t b, int scan_window) {
   Node* nb = N(b);
   size_t size = SizeOf(nb);
+  TESSERA_DCHECK((nb->size_flags & kFlagNotLive) == 0,
+                 "a block being freed should be live");
   // Before merging moves the block's start.
   if (pointer_index_) UnindexBlock(nb->addr);
   PoisonFree(nb->addr, size);
@@ -891,6 +919,9 @@ TESSERA_TLSF_INLINE void TlsfArena::FreeBlockNow(uint32_t b, int scan_window) {
     const uint32_t p = nb->prev_phys;
     if (!IsFreeIdx(p)) break;
     Node* np = N(p);
+    TESSERA_DCHECK(np->addr + SizeOf(np) == nb->addr && np->next_phys == b,
+                   "a lower neighbour should end where the freed block "
+                   "starts");
     const bool pending = (np->size_flags & kFlagPending) != 0;
     RemoveFree(p);
     nb->addr = np->addr;
@@ -911,6 +942,9 @@ TESSERA_TLSF_INLINE void TlsfArena::FreeBlockNow(uint32_t b, int scan_window) {
     const uint32_t n = nc->next_phys;
     if (!IsFreeIdx(n)) break;
     Node* nn = N(n);
+    TESSERA_DCHECK(nc->addr + size == nn->addr && nn->prev_phys == cur,
+                   "an upper neighbour should start where the freed block "
+                   "ends");
     const bool pending = (nn->size_flags & kFlagPending) != 0;
     RemoveFree(n);
     nn->addr = nc->addr;
@@ -972,6 +1006,8 @@ bool TlsfArena::ResizeInPlace(uint32_t i, size_t new_size) {
   Node* nn = N(next);
   const size_t next_size = SizeOf(nn);
   if (next_size < extra) return false;
+  TESSERA_DCHECK(n->addr + old_size == nn->addr,
+                 "a block should grow into the free block right above it");
   RemoveFree(next);
   if (next_size > extra) {
     nn->addr += extra;
@@ -1160,6 +1196,7 @@ absl::Status TlsfArena::Free(const Handle& handle, int scan_window) {
   }
   stats_.RecordDeallocation(SizeOf(N(handle.node_)));
   FreeBlock(handle.node_, scan_window);
+  AfterFree();
   return absl::OkStatus();
 }
 
@@ -1185,6 +1222,7 @@ absl::Status TlsfArena::Free(void* ptr, int scan_window) {
   }
   stats_.RecordDeallocation(SizeOf(N(i)));
   FreeBlock(i, scan_window);
+  AfterFree();
   return absl::OkStatus();
 }
 
@@ -1263,6 +1301,7 @@ void TlsfArena::DeallocateSlow(void* ptr) noexcept {
   }
   stats_.RecordDeallocation(SizeOf(N(i)));
   FreeBlock(i, kDefaultScanWindow);
+  AfterFree();
 }
 
 void* TlsfArena::DoReallocate(void* ptr, size_t old_bytes, size_t new_bytes,
@@ -1302,6 +1341,8 @@ CollectReport TlsfArena::Collect(const CollectOptions& options) {
         while (IsFreeIdx(n->prev_phys)) {
           const uint32_t p = n->prev_phys;
           Node* np = N(p);
+          TESSERA_DCHECK(np->addr + SizeOf(np) == n->addr,
+                         "free neighbours being merged should be adjacent");
           RemoveFree(p);
           n->addr = np->addr;
           size += SizeOf(np);
@@ -1332,7 +1373,14 @@ CollectReport TlsfArena::Collect(const CollectOptions& options) {
       }
     }
   }
+  TESSERA_DCHECK_EXPENSIVE_OK(CheckIntegrity(),
+                              "the arena should be intact after Collect");
   return report;
+}
+
+void TlsfArena::CheckAfterFree() const {
+  TESSERA_DCHECK_EXPENSIVE_OK(CheckIntegrity(),
+                              "the arena should be intact after a free");
 }
 
 void TlsfArena::RepairListHead(int fl, int sl) const {

@@ -189,6 +189,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "alloc/allocator.h"
+#include "alloc/internal/dcheck.h"
 #include "alloc/internal/stats_recorder.h"
 
 #ifdef ABSL_HAVE_ADDRESS_SANITIZER
@@ -197,9 +198,22 @@
 
 namespace tessera {
 
+namespace tlsf_internal {
+// Reaches into the arena's private state to corrupt it on purpose, so that
+// tlsf_arena_integrity_test.cc can show CheckIntegrity names each invariant.
+class IntegrityTestPeer;
+}  // namespace tlsf_internal
+
 // The largest alignment the arena serves: beyond it the over-allocation an
 // aligned request needs is itself unreasonable for an arena.
 inline constexpr size_t kMaxArenaAlignment = size_t{1} << 20;
+
+// The granularity range `TlsfArenaOptions::granularity` accepts. The low
+// four bits of a block's size hold its state flags (free, pending,
+// recycled, cached), which is sound only because every size is a multiple
+// of the granularity and so has at least four zero low bits: hence 16.
+inline constexpr size_t kMinArenaGranularity = 16;
+inline constexpr size_t kMaxArenaGranularity = 4096;
 
 // Merges up to this many free neighbours on each side of a freed block (the
 // seed's `collectScanWindow`). With immediate coalescing there is at most one
@@ -226,7 +240,7 @@ struct TlsfArenaOptions {
   // Largest block one request may ask for.
   size_t max_block_size = size_t{32} << 20;
   // Every block is a multiple of this, and aligned to it. Power of two,
-  // 16 <= granularity <= 4096.
+  // kMinArenaGranularity (16) <= granularity <= kMaxArenaGranularity (4096).
   size_t granularity = 64;
   // When no free block fits, map a new region of at least
   // `growth_region_bytes` from `system_memory` (and retry). Off by default:
@@ -429,6 +443,7 @@ class TlsfArena final : public Allocator {
         if (scan_window <= 0 || !QuickPush(i, n, size)) {
           FreeMerging(i, scan_window);
         }
+        AfterFree();
         return true;
       }
     }
@@ -514,6 +529,7 @@ class TlsfArena final : public Allocator {
           const size_t size = SizeOf(n);
           stats_.RecordDeallocation(size);
           if (!QuickPush(i, n, size)) FreeMerging(i, kDefaultScanWindow);
+          AfterFree();
           return;
         }
       }
@@ -529,19 +545,35 @@ class TlsfArena final : public Allocator {
 
  private:
   friend class LockedTlsfArena;  // forwards CountFailure under its lock
+  friend class tlsf_internal::IntegrityTestPeer;
 
   static constexpr int kSlLog = 5;
   static constexpr uint32_t kSlCount = 1u << kSlLog;
   static constexpr int kFlCount = 64;
+  // A node index is (region << kLocalBits) | slot.
   static constexpr int kMaxRegions = 64;
   static constexpr int kLocalBits = 26;
   static constexpr uint32_t kLocalMask = (1u << kLocalBits) - 1;
   static constexpr uint32_t kNil = 0xFFFFFFFFu;
+  // Hazard: the region number must fit above the slot bits, and then the
+  // last slot of the last region is exactly kNil, so no region may ever
+  // carve slot kLocalMask (CarveNodes stops below it; IsCarved relies on it).
+  static_assert(kMaxRegions <= (int64_t{1} << (32 - kLocalBits)),
+                "every region number must fit above the slot bits");
+  static_assert(((uint32_t{kMaxRegions - 1} << kLocalBits) | kLocalMask) ==
+                    kNil,
+                "the last slot of the last region is kNil: CarveNodes must "
+                "never carve slot kLocalMask");
   static constexpr uint64_t kFlagFree = 1;
   static constexpr uint64_t kFlagPending = 2;
   static constexpr uint64_t kFlagRecycled = 4;
   static constexpr uint64_t kFlagCached = 8;
   static constexpr uint64_t kFlagMask = 15;
+  // The flags share the size field: every size is a granule multiple, so
+  // its bits below kMinArenaGranularity are zero and free for them.
+  static_assert(kFlagMask < kMinArenaGranularity &&
+                    (kMinArenaGranularity & (kMinArenaGranularity - 1)) == 0,
+                "the state flags must fit below the smallest granularity");
   // A block that is not live for its caller: free, recycled or cached.
   static constexpr uint64_t kFlagNotLive =
       kFlagFree | kFlagRecycled | kFlagCached;
@@ -563,6 +595,10 @@ class TlsfArena final : public Allocator {
   static constexpr uint32_t kFullTable = 1u << 31;
   static constexpr uint32_t kStartCount = kRecord - 1;  // n in a state
   static constexpr uint32_t kRecordNodes = 14;
+  // A one-start state is 1 + g for a granule g < 64 of the page; it must
+  // stay below the kRecord and kFullTable bits.
+  static_assert(64 + 1 < kRecord && (kRecord & kFullTable) == 0,
+                "page slot states: one start, record and table must differ");
   struct StartRecord {
     uint64_t starts;                // granules of the page where they start
     uint32_t nodes[kRecordNodes];   // their nodes, in address order
@@ -657,6 +693,8 @@ class TlsfArena final : public Allocator {
     const uint32_t i = list.head;
     Node* n = N(i);
     const size_t size = (size_t{q} + 1) << granule_shift_;
+    TESSERA_DCHECK(n->size_flags == (size | kFlagCached),
+                   "a block on a quick list should be cached at its size");
     list.head = n->next_free;
     --list.count;
     cached_bytes_ -= size;
@@ -668,6 +706,8 @@ class TlsfArena final : public Allocator {
   // limits leave room; the caller has recorded the free.
   ABSL_ATTRIBUTE_ALWAYS_INLINE bool QuickPush(uint32_t i, Node* n,
                                               size_t size) {
+    TESSERA_DCHECK((n->size_flags & kFlagNotLive) == 0 && SizeOf(n) == size,
+                   "a block entering the quick cache should be live");
     const size_t q = (size - 1) >> granule_shift_;
     if (q >= quick_max_) return false;
     QuickList& list = quick_[q];
@@ -686,6 +726,14 @@ class TlsfArena final : public Allocator {
     return true;
   }
   void FlushQuickCache();
+  // Expensive checks (sanitizer builds): every kExpensiveCheckPeriod-th
+  // free walks the whole arena (CheckIntegrity) once the free is complete,
+  // so a corruption is caught near the call that made it. Folds away in
+  // other builds.
+  void AfterFree() {
+    if (free_countdown_.Tick()) CheckAfterFree();
+  }
+  void CheckAfterFree() const;
   bool ResizeInPlace(uint32_t i, size_t new_size);
   absl::Status ValidateRequest(size_t size, size_t alignment,
                                size_t* rounded) const;
@@ -812,6 +860,7 @@ class TlsfArena final : public Allocator {
   uint64_t high_water_ = 0;
   uint64_t unsplit_ = 0;
   internal::StatsRecorder stats_;
+  internal::ExpensiveCheckCountdown free_countdown_;
 };
 
 }  // namespace tessera

@@ -30,6 +30,12 @@
 //   kUnary op x out                          out = op(x) (tensor/unary.h)
 //   kWhere cond x y out                      out = where(cond, x, y)
 //   kClip a lo hi out                        out = clip(a, lo, hi)
+//   kNpyRoundTrip x out                      out = ParseNpy(SerializeNpy(x))
+//                                            (tensor/npy.h: any layout)
+//   kSort which x axis out                   out = sort / argsort(x, axis)
+//                                            (tensor/sort.h; NaN last)
+//   kConcatenate x y axis out                out = concatenate({x, y}, axis)
+//                                            (tensor/join.h; promotes)
 // Extending: a new binary op is one row of `kBinaryOps` (its reference as a
 // function of two doubles / two 64-bit integers / two bools, or of the order
 // of its operands); a new unary op one row of `kUnaryOps`; a new reduction
@@ -64,7 +70,10 @@
 #include "fuzz/fuzz_check.h"
 #include "tensor/binary.h"
 #include "tensor/dtype.h"
+#include "tensor/join.h"
+#include "tensor/npy.h"
 #include "tensor/reduce.h"
+#include "tensor/sort.h"
 #include "tensor/tensor.h"
 #include "tensor/ternary.h"
 #include "tensor/unary.h"
@@ -909,6 +918,9 @@ enum class Op : uint8_t {
   kUnary,
   kWhere,
   kClip,
+  kNpyRoundTrip,
+  kSort,
+  kConcatenate,
   kNumOps,
 };
 
@@ -936,8 +948,11 @@ class Harness {
         case Op::kReduce: ReduceStep(); break;
         case Op::kUnary: UnaryStep(); break;
         case Op::kWhere: TernaryStep(/*is_clip=*/false); break;
-        case Op::kClip:
-        case Op::kNumOps: TernaryStep(/*is_clip=*/true); break;
+        case Op::kClip: TernaryStep(/*is_clip=*/true); break;
+        case Op::kNpyRoundTrip: NpyRoundTrip(); break;
+        case Op::kSort: SortStep(); break;
+        case Op::kConcatenate:
+        case Op::kNumOps: ConcatenateStep(); break;
       }
     }
     // Views must still read their (shared) storage correctly at the end.
@@ -1198,6 +1213,121 @@ class Harness {
       }
     }
     Store(s, squeeze(s.tensor, axis), std::move(want), "squeeze");
+  }
+
+  // A view of any layout written as .npy and read back: the values must be
+  // the reference's, and writing the loaded tensor must give the same bytes.
+  void NpyRoundTrip() {
+    const Slot& x = PickFilledSlot();
+    Slot& out = PickSlot();
+    absl::StatusOr<std::string> bytes = SerializeNpy(x.tensor);
+    TESSERA_FUZZ_CHECK(bytes.ok(), "SerializeNpy(%s): %s",
+                       x.tensor.DebugString().c_str(),
+                       bytes.status().ToString().c_str());
+    absl::StatusOr<Tensor> back = ParseNpy(*bytes);
+    TESSERA_FUZZ_CHECK(back.ok(), "ParseNpy of SerializeNpy(%s): %s",
+                       x.tensor.DebugString().c_str(),
+                       back.status().ToString().c_str());
+    absl::StatusOr<std::string> again = SerializeNpy(*back);
+    TESSERA_FUZZ_CHECK(again.ok() && *again == *bytes,
+                       "SerializeNpy of the loaded %s differs",
+                       x.tensor.DebugString().c_str());
+    Store(out, std::move(back), x.ref, "npy round trip");
+  }
+
+  // NumPy's order of two reference values of dtype d: NaN last, -0 == +0.
+  static bool RefLess(const Num& a, const Num& b, DType d) {
+    if (IsFloat(d)) {
+      return a.f < b.f || (!std::isnan(a.f) && std::isnan(b.f));
+    }
+    return IntLess(a.i, b.i, IsSignedInt(d));
+  }
+
+  // sort or argsort along an axis in [-ndim-1, ndim] (the ends are errors,
+  // as is any axis of a 0-d tensor). The reference is a stable sort of each
+  // lane; the engine's argsort is stable too, and sort's values are equal
+  // under -0 == +0.
+  void SortStep() {
+    const bool arg = in_.ConsumeByte() & 1;
+    const Slot& x = PickFilledSlot();
+    const int ndim = static_cast<int>(x.ref.shape.size());
+    const int axis = in_.ConsumeIntegralInRange<int>(-ndim - 1, ndim);
+    Slot& out = PickSlot();
+    absl::StatusOr<Tensor> got = arg ? argsort(x.tensor, axis)
+                                     : sort(x.tensor, axis);
+    std::optional<RefArray> want;
+    if (axis >= -ndim && axis < ndim) {
+      const int a = axis < 0 ? axis + ndim : axis;
+      const std::vector<int64_t>& shape = x.ref.shape;
+      int64_t inner = 1;
+      for (int k = a + 1; k < ndim; ++k) inner *= shape[k];
+      const int64_t n = shape[a];
+      const int64_t outer = n == 0 ? 0 : Count(shape) / (n * inner);
+      RefArray r = x.ref;
+      if (arg) r.dtype = DType::kInt64;
+      std::vector<int64_t> lane(static_cast<size_t>(n));
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t in = 0; in < inner; ++in) {
+          const int64_t base = o * n * inner + in;
+          for (int64_t k = 0; k < n; ++k) lane[k] = k;
+          std::stable_sort(lane.begin(), lane.end(), [&](int64_t p, int64_t q) {
+            return RefLess(x.ref.data[base + p * inner],
+                           x.ref.data[base + q * inner], x.ref.dtype);
+          });
+          for (int64_t k = 0; k < n; ++k) {
+            Num v;
+            if (arg) {
+              v.i = static_cast<uint64_t>(lane[k]);
+            } else {
+              v = x.ref.data[base + lane[k] * inner];
+            }
+            r.data[base + k * inner] = v;
+          }
+        }
+      }
+      want = std::move(r);
+    }
+    Store(out, std::move(got), std::move(want), arg ? "argsort" : "sort", nullptr,
+          {"axis"});
+  }
+
+  // concatenate({x, y}, axis): same ndim >= 1, equal extents off the axis;
+  // the result has ResultType(x, y) and each input converted.
+  void ConcatenateStep() {
+    const Slot& x = PickFilledSlot();
+    const Slot& y = PickFilledSlot();
+    const int ndim = static_cast<int>(x.ref.shape.size());
+    const int axis = in_.ConsumeIntegralInRange<int>(-ndim - 1, ndim);
+    Slot& out = PickSlot();
+    absl::StatusOr<Tensor> got = concatenate({x.tensor, y.tensor}, axis);
+    std::optional<RefArray> want;
+    bool ok = ndim > 0 && axis >= -ndim && axis < ndim &&
+              y.ref.shape.size() == x.ref.shape.size();
+    const int a = axis < 0 ? axis + ndim : axis;
+    for (int k = 0; ok && k < ndim; ++k) {
+      ok = k == a || x.ref.shape[k] == y.ref.shape[k];
+    }
+    if (ok) {
+      RefArray r;
+      r.dtype = ResultType(x.ref.dtype, y.ref.dtype);
+      r.shape = x.ref.shape;
+      r.shape[a] += y.ref.shape[a];
+      int64_t inner = 1;
+      for (int k = a + 1; k < ndim; ++k) inner *= x.ref.shape[k];
+      int64_t outer = 1;
+      for (int k = 0; k < a; ++k) outer *= x.ref.shape[k];
+      const int64_t cx = x.ref.shape[a] * inner, cy = y.ref.shape[a] * inner;
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t k = 0; k < cx; ++k) {
+          r.data.push_back(Cast(x.ref.data[o * cx + k], x.ref.dtype, r.dtype));
+        }
+        for (int64_t k = 0; k < cy; ++k) {
+          r.data.push_back(Cast(y.ref.data[o * cy + k], y.ref.dtype, r.dtype));
+        }
+      }
+      want = std::move(r);
+    }
+    Store(out, std::move(got), std::move(want), "concatenate");
   }
 
   void BinaryOpStep() {

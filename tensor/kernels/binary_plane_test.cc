@@ -7,14 +7,17 @@
 // size (1 x 1, 17 x 33, ...), and every operand layout the plane kernel tells
 // apart: a transposed input on either side or both, with the other input
 // contiguous, broadcast along rows or along columns; a transposed output;
-// columns read backwards; in place. Each operand's buffer holds exactly the
-// plane's elements, so a block that read or wrote past the plane would be
-// caught by ASan.
+// columns read backwards; in place; each operand starting on or off a vector
+// boundary (0, 1, half or one short of a vector past it, rotated over the
+// shapes, after Highway's ForeachMisalign). Each operand's buffer holds
+// exactly the plane's elements, so a block that read or wrote past the plane
+// would be caught by ASan.
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -29,6 +32,7 @@
 #include "tensor/kernels/binary-inl.h"
 #include "tensor/kernels/binary.h"
 #include "tensor/kernels/binary_plane-inl.h"
+#include "tensor/testing/misaligned_buffer.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera {
@@ -77,46 +81,65 @@ const char* LayoutName(Layout l) {
   return "?";
 }
 
-// A plane operand over a buffer of exactly the elements it needs.
+// Element offsets from vector alignment to try on this target: 0, 1, half
+// a vector and one short of a vector of T.
+template <typename T>
+std::vector<size_t> Misalignments() {
+  return kernel_testing::MisalignmentsFor(
+      hwy::HWY_NAMESPACE::Lanes(hwy::HWY_NAMESPACE::ScalableTag<T>()));
+}
+
+// A plane operand over a buffer of exactly the elements it needs, starting
+// `shift` elements past vector alignment.
 template <typename T>
 struct Operand {
-  std::vector<T> data;
+  int64_t count = 0;  // elements in the buffer
+  std::unique_ptr<kernel_testing::MisalignedBuffer<T>> buffer;
   int64_t start = 0;  // in elements
   int64_t row = 0;    // strides in elements
   int64_t col = 0;
 
-  Operand(Layout layout, int64_t rows, int64_t cols) {
+  Operand(Layout layout, int64_t rows, int64_t cols, size_t shift = 0) {
+    Shape(layout, rows, cols);
+    buffer = std::make_unique<kernel_testing::MisalignedBuffer<T>>(
+        static_cast<size_t>(count), shift);
+  }
+  void Shape(Layout layout, int64_t rows, int64_t cols) {
     switch (layout) {
       case Layout::kRows:
-        data.resize(rows * cols);
+        count = rows * cols;
         row = cols;
         col = 1;
         break;
       case Layout::kTransposed:
-        data.resize(rows * cols);
+        count = rows * cols;
         row = 1;
         col = rows;
         break;
       case Layout::kReversed:
-        data.resize(rows * cols);
+        count = rows * cols;
         row = 1;
         col = -rows;
         start = (cols - 1) * rows;
         break;
       case Layout::kRowValue:
-        data.resize(rows);
+        count = rows;
         row = 1;
         col = 0;
         break;
       case Layout::kColumnValue:
-        data.resize(cols);
+        count = cols;
         row = 0;
         col = 1;
         break;
     }
   }
-  T* at(int64_t r, int64_t c) { return data.data() + start + r * row + c * col; }
-  char* p() { return reinterpret_cast<char*>(data.data() + start); }
+  T* base() { return buffer->data(); }
+  void Randomize(std::mt19937_64& rng) {
+    for (int64_t i = 0; i < count; ++i) base()[i] = RandomValue<T>(rng);
+  }
+  T* at(int64_t r, int64_t c) { return base() + start + r * row + c * col; }
+  char* p() { return reinterpret_cast<char*>(base() + start); }
   int64_t row_bytes() const { return row * static_cast<int64_t>(sizeof(T)); }
   int64_t col_bytes() const { return col * static_cast<int64_t>(sizeof(T)); }
 };
@@ -138,11 +161,19 @@ const Layout kPairs[][2] = {
 
 template <typename T>
 void CheckPlane(BinaryOp op, std::mt19937_64& rng, int64_t rows,
-                int64_t cols, Layout la, Layout lb, Layout lo) {
+                int64_t cols, Layout la, Layout lb, Layout lo,
+                size_t misalign = 0) {
   const DType dtype = kDTypeOf<T>;
-  Operand<T> a(la, rows, cols), b(lb, rows, cols), out(lo, rows, cols);
-  for (T& v : a.data) v = RandomValue<T>(rng);
-  for (T& v : b.data) v = RandomValue<T>(rng);
+  // Operand k starts shifts[(misalign + k) % shifts.size()] elements past
+  // vector alignment.
+  const std::vector<size_t> shifts = Misalignments<T>();
+  const size_t sa = shifts[misalign % shifts.size()];
+  const size_t sb = shifts[(misalign + 1) % shifts.size()];
+  const size_t so = shifts[(misalign + 2) % shifts.size()];
+  Operand<T> a(la, rows, cols, sa), b(lb, rows, cols, sb),
+      out(lo, rows, cols, so);
+  a.Randomize(rng);
+  b.Randomize(rng);
   BinaryPlaneImpl(op, dtype, a.p(), a.row_bytes(), a.col_bytes(), b.p(),
                   b.row_bytes(), b.col_bytes(), out.p(), out.row_bytes(),
                   out.col_bytes(), rows, cols);
@@ -153,7 +184,8 @@ void CheckPlane(BinaryOp op, std::mt19937_64& rng, int64_t rows,
       ASSERT_TRUE(SameValue(expected, *out.at(r, c)))
           << BinaryOpName(op) << " " << rows << "x" << cols << " a "
           << LayoutName(la) << " b " << LayoutName(lb) << " out "
-          << LayoutName(lo) << " at (" << r << ", " << c << ")";
+          << LayoutName(lo) << " shifts " << sa << "/" << sb << "/" << so
+          << " at (" << r << ", " << c << ")";
     }
   }
 }
@@ -164,8 +196,8 @@ void CheckInPlace(BinaryOp op, std::mt19937_64& rng, int64_t rows,
                   int64_t cols, bool out_is_a) {
   const DType dtype = kDTypeOf<T>;
   Operand<T> t(Layout::kTransposed, rows, cols), x(Layout::kRows, rows, cols);
-  for (T& v : t.data) v = RandomValue<T>(rng);
-  for (T& v : x.data) v = RandomValue<T>(rng);
+  t.Randomize(rng);
+  x.Randomize(rng);
   std::vector<T> expected(rows * cols);
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) {
@@ -191,16 +223,20 @@ void CheckInPlace(BinaryOp op, std::mt19937_64& rng, int64_t rows,
 
 template <typename T>
 void CheckOp(BinaryOp op, std::mt19937_64& rng) {
+  // Each call rotates the operands' misalignments, so that every layout
+  // pair meets every misalignment over the shapes.
+  size_t misalign = 0;
   for (int64_t rows : kExtents) {
     for (int64_t cols : kExtents) {
       for (const auto& pair : kPairs) {
-        CheckPlane<T>(op, rng, rows, cols, pair[0], pair[1], Layout::kRows);
+        CheckPlane<T>(op, rng, rows, cols, pair[0], pair[1], Layout::kRows,
+                      misalign++);
       }
       // A transposed output of contiguous inputs, and of a transposed one.
       CheckPlane<T>(op, rng, rows, cols, Layout::kRows, Layout::kRows,
-                    Layout::kTransposed);
+                    Layout::kTransposed, misalign++);
       CheckPlane<T>(op, rng, rows, cols, Layout::kTransposed, Layout::kRows,
-                    Layout::kTransposed);
+                    Layout::kTransposed, misalign++);
       CheckInPlace<T>(op, rng, rows, cols, /*out_is_a=*/true);
       CheckInPlace<T>(op, rng, rows, cols, /*out_is_a=*/false);
     }

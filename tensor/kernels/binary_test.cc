@@ -4,8 +4,10 @@
 // scalar reference written independently here: every op, every lane type,
 // every path (contiguous, scalar right/left, generic strided with negative
 // strides, in place), and lengths around each target's vector sizes so that
-// every tail is exercised. Buffers are exactly `n` elements, so a tail that
-// read past the end would be caught by ASan.
+// every tail is exercised; the contiguous and scalar paths (comparisons and
+// floor_divide/remainder too) also with each operand starting on or off a
+// vector boundary (Highway's ForeachMisalign). Buffers are exactly `n`
+// elements, so a tail that read past the end would be caught by ASan.
 
 #include <cmath>
 #include <cstdint>
@@ -23,6 +25,7 @@
 #include "hwy/tests/hwy_gtest.h"
 #include "tensor/kernels/binary-inl.h"
 #include "tensor/kernels/binary.h"
+#include "tensor/testing/misaligned_buffer.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera {
@@ -103,6 +106,34 @@ T RandomValue(std::mt19937_64& rng) {
 const size_t kLengths[] = {0,  1,  2,  3,  4,  5,  7,  8,  9,  15,  16,  17,
                            31, 32, 33, 63, 64, 65, 66, 127, 128, 129, 130, 257};
 
+using kernel_testing::MisalignedBuffer;
+
+// Element offsets from vector alignment to try on this target: 0, 1, half
+// a vector and one short of a vector of T.
+template <typename T>
+std::vector<size_t> Misalignments() {
+  return kernel_testing::MisalignmentsFor(
+      hwy::HWY_NAMESPACE::Lanes(hwy::HWY_NAMESPACE::ScalableTag<T>()));
+}
+
+// Calls check(a, b, out, a_shift, b_shift, out_shift) for every pair of
+// operand misalignments, with `a` and `b` copied into buffers that start
+// that far past alignment and an output buffer of `out_n` elements whose
+// misalignment cycles through the same offsets.
+template <typename T, typename Out, typename Check>
+void ForEachMisalignment(const std::vector<T>& a, const std::vector<T>& b,
+                         size_t out_n, const Check& check) {
+  const std::vector<size_t> shifts = Misalignments<T>();
+  for (size_t ia = 0; ia < shifts.size(); ++ia) {
+    for (size_t ib = 0; ib < shifts.size(); ++ib) {
+      const size_t so = shifts[(ia + ib) % shifts.size()];
+      MisalignedBuffer<T> ma(a, shifts[ia]), mb(b, shifts[ib]);
+      MisalignedBuffer<Out> mo(out_n, so);
+      check(ma, mb, mo, shifts[ia], shifts[ib], so);
+    }
+  }
+}
+
 template <typename T>
 void CheckOp(BinaryOp op, std::mt19937_64& rng) {
   // The library's own kernel for this target; uint8 stands for bool here.
@@ -127,6 +158,26 @@ void CheckOp(BinaryOp op, std::mt19937_64& rng) {
       ASSERT_TRUE(SameValue(Reference(op, a[i], b[i]), out[i]))
           << BinaryOpName(op) << " contiguous n=" << n << " i=" << i;
     }
+
+    // Contiguous and scalar right, each operand misaligned on purpose.
+    ForEachMisalignment<T, T>(
+        a, b, n,
+        [&](MisalignedBuffer<T>& ma, MisalignedBuffer<T>& mb,
+            MisalignedBuffer<T>& mo, size_t sa, size_t sb, size_t so) {
+          row(ma.bytes(), kSize, mb.bytes(), kSize, mo.bytes(), kSize, len);
+          for (size_t i = 0; i < n; ++i) {
+            ASSERT_TRUE(SameValue(Reference(op, a[i], b[i]), mo[i]))
+                << BinaryOpName(op) << " misaligned n=" << n << " shifts a="
+                << sa << " b=" << sb << " out=" << so << " i=" << i;
+          }
+          if (n == 0) return;
+          row(ma.bytes(), kSize, mb.bytes(), 0, mo.bytes(), kSize, len);
+          for (size_t i = 0; i < n; ++i) {
+            ASSERT_TRUE(SameValue(Reference(op, a[i], b[0]), mo[i]))
+                << BinaryOpName(op) << " misaligned scalar right n=" << n
+                << " shifts a=" << sa << " out=" << so << " i=" << i;
+          }
+        });
     if (n == 0) continue;
 
     // Scalar on the right, then on the left (stride 0).
@@ -236,6 +287,21 @@ void CheckComparisons(std::mt19937_64& rng) {
         ASSERT_EQ(out[i], reference(op, a[i], b[i]) ? 1 : 0)
             << BinaryOpName(op) << " n=" << n << " i=" << i;
       }
+      // Both operands and the bool output misaligned on purpose.
+      ForEachMisalignment<T, uint8_t>(
+          a, b, n,
+          [&](MisalignedBuffer<T>& ma, MisalignedBuffer<T>& mb,
+              MisalignedBuffer<uint8_t>& mo, size_t sa, size_t sb,
+              size_t so) {
+            BinaryRowImpl(op, kDTypeOf<T>, ma.bytes(), k, mb.bytes(), k,
+                          mo.data(), 1, len);
+            for (size_t i = 0; i < n; ++i) {
+              ASSERT_EQ(mo[i], reference(op, a[i], b[i]) ? 1 : 0)
+                  << BinaryOpName(op) << " misaligned n=" << n
+                  << " shifts a=" << sa << " b=" << sb << " out=" << so
+                  << " i=" << i;
+            }
+          });
       if (n == 0) continue;
       BinaryRowImpl(op, kDTypeOf<T>, pa, k, pb, 0, out.data(), 1, len);
       for (size_t i = 0; i < n; ++i) {
@@ -404,6 +470,13 @@ void CheckDivmodRow(BinaryOp op, size_t n, bool plain, std::mt19937_64& rng) {
   auto b_i = [&](size_t i) { return b[i]; };
   row(bytes(a), k, bytes(b), k, bytes(out), k);
   check("contiguous", a_i, b_i, out.data(), 1);
+  ForEachMisalignment<T, T>(
+      a, b, n,
+      [&](MisalignedBuffer<T>& ma, MisalignedBuffer<T>& mb,
+          MisalignedBuffer<T>& mo, size_t, size_t, size_t) {
+        row(ma.bytes(), k, mb.bytes(), k, mo.bytes(), k);
+        check("misaligned", a_i, b_i, mo.data(), 1);
+      });
   if (n == 0) return;
   row(bytes(a), k, bytes(b), 0, bytes(out), k);
   check("scalar right", a_i, [&](size_t) { return b[0]; }, out.data(), 1);

@@ -4,7 +4,8 @@
 // against a naive scalar reference (long double), over shapes that exercise
 // every tile tail (rows not a multiple of 4, columns not a multiple of one or
 // two vectors), K and N crossing the cache-block sizes, k == 0, and padded
-// leading dimensions whose padding must stay untouched.
+// leading dimensions whose padding must stay untouched; each of A, B and C
+// starting on or off a vector boundary (Highway's ForeachMisalign).
 
 #include <cmath>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "hwy/tests/hwy_gtest.h"
 #include "tensor/kernels/matmul-inl.h"
 #include "tensor/kernels/matmul.h"
+#include "tensor/testing/misaligned_buffer.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera {
@@ -49,33 +51,45 @@ void CheckShapes() {
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   const T kSentinel = T(12345);
+  // 0, 1, half and one short of a vector of T on this target; round r
+  // starts A, B and C at shifts r, r + 1 and r + 2 (cyclically).
+  const std::vector<size_t> shifts = kernel_testing::MisalignmentsFor(
+      hwy::HWY_NAMESPACE::Lanes(hwy::HWY_NAMESPACE::ScalableTag<T>()));
   for (const Dims& s : kShapes) {
-    const int64_t lda = s.k + 3, ldb = s.n + 2, ldc = s.n + 1;
-    std::vector<T> a(static_cast<size_t>(s.m * lda));
-    std::vector<T> b(static_cast<size_t>(s.k * ldb));
-    for (auto& x : a) x = static_cast<T>(dist(rng));
-    for (auto& x : b) x = static_cast<T>(dist(rng));
-    std::vector<T> c(static_cast<size_t>(s.m * ldc), kSentinel);
-    Run(a.data(), lda, b.data(), ldb, c.data(), ldc, s);
-    for (int64_t i = 0; i < s.m; ++i) {
-      for (int64_t j = 0; j < s.n; ++j) {
-        long double exact = 0, magnitude = 0;
-        for (int64_t p = 0; p < s.k; ++p) {
-          const long double term = static_cast<long double>(a[i * lda + p]) *
-                                   static_cast<long double>(b[p * ldb + j]);
-          exact += term;
-          magnitude += std::fabs(term);
+    for (size_t round = 0; round < shifts.size(); ++round) {
+      const size_t sa = shifts[round];
+      const size_t sb = shifts[(round + 1) % shifts.size()];
+      const size_t sc = shifts[(round + 2) % shifts.size()];
+      const int64_t lda = s.k + 3, ldb = s.n + 2, ldc = s.n + 1;
+      using kernel_testing::MisalignedBuffer;
+      MisalignedBuffer<T> a(static_cast<size_t>(s.m * lda), sa);
+      MisalignedBuffer<T> b(static_cast<size_t>(s.k * ldb), sb);
+      for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<T>(dist(rng));
+      for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<T>(dist(rng));
+      MisalignedBuffer<T> c(static_cast<size_t>(s.m * ldc), sc);
+      for (size_t i = 0; i < c.size(); ++i) c[i] = kSentinel;
+      Run(a.data(), lda, b.data(), ldb, c.data(), ldc, s);
+      for (int64_t i = 0; i < s.m; ++i) {
+        for (int64_t j = 0; j < s.n; ++j) {
+          long double exact = 0, magnitude = 0;
+          for (int64_t p = 0; p < s.k; ++p) {
+            const long double term =
+                static_cast<long double>(a[i * lda + p]) *
+                static_cast<long double>(b[p * ldb + j]);
+            exact += term;
+            magnitude += std::fabs(term);
+          }
+          // The rigorous bound of any summation order; a missing or doubled
+          // term (about 0.25) is far above it.
+          const long double tolerance =
+              (magnitude + 1) * std::numeric_limits<T>::epsilon() * (s.k + 1);
+          ASSERT_LE(std::fabs(c[i * ldc + j] - exact), tolerance)
+              << "m=" << s.m << " k=" << s.k << " n=" << s.n << " shifts "
+              << sa << "/" << sb << "/" << sc << " at " << i << "," << j;
         }
-        // The rigorous bound of any summation order; a missing or doubled
-        // term (about 0.25) is far above it.
-        const long double tolerance =
-            (magnitude + 1) * std::numeric_limits<T>::epsilon() * (s.k + 1);
-        ASSERT_LE(std::fabs(c[i * ldc + j] - exact), tolerance)
-            << "m=" << s.m << " k=" << s.k << " n=" << s.n << " at " << i
-            << "," << j;
+        // The padding column past n is never written.
+        ASSERT_EQ(c[i * ldc + s.n], kSentinel) << i;
       }
-      // The padding column past n is never written.
-      ASSERT_EQ(c[i * ldc + s.n], kSentinel) << i;
     }
   }
 }

@@ -3,7 +3,9 @@
 // Runs the reduction kernels of every compiled Highway target against scalar
 // references: min/max of every lane type at lengths around each target's
 // vector sizes (NaN anywhere wins), wrapping integer sums, and float sums
-// within the pairwise error bound. Buffers are exactly `n` elements.
+// within the pairwise error bound; contiguous lines also starting on or off
+// a vector boundary (Highway's ForeachMisalign). Buffers are exactly `n`
+// elements.
 
 #include <cmath>
 #include <cstdint>
@@ -20,6 +22,7 @@
 #include "hwy/tests/hwy_gtest.h"
 #include "tensor/kernels/reduce-inl.h"
 #include "tensor/kernels/reduce.h"
+#include "tensor/testing/misaligned_buffer.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera {
@@ -40,6 +43,16 @@ T MinMax(const char* p, int64_t stride, size_t n, bool is_max) {
   return Line<T, T>(is_max ? ReduceOp::kMax : ReduceOp::kMin, p, stride, n);
 }
 
+using kernel_testing::MisalignedBuffer;
+
+// Element offsets from vector alignment to try on this target: 0, 1, half
+// a vector and one short of a vector of T.
+template <typename T>
+std::vector<size_t> Misalignments() {
+  return kernel_testing::MisalignmentsFor(
+      hwy::HWY_NAMESPACE::Lanes(hwy::HWY_NAMESPACE::ScalableTag<T>()));
+}
+
 const size_t kLengths[] = {1,  2,  3,  4,  5,  7,  8,  9,   15,  16,  17, 31,
                            32, 33, 63, 64, 65, 66, 127, 128, 129, 257, 1000};
 
@@ -56,6 +69,13 @@ void CheckMinMax(std::mt19937_64& rng) {
     const char* p = reinterpret_cast<const char*>(v.data());
     ASSERT_EQ(MinMax<T>(p, sizeof(T), n, false), lo) << n;
     ASSERT_EQ(MinMax<T>(p, sizeof(T), n, true), hi) << n;
+    for (size_t shift : Misalignments<T>()) {
+      MisalignedBuffer<T> m(v, shift);
+      ASSERT_EQ(MinMax<T>(m.bytes(), sizeof(T), n, false), lo)
+          << n << " misaligned by " << shift;
+      ASSERT_EQ(MinMax<T>(m.bytes(), sizeof(T), n, true), hi)
+          << n << " misaligned by " << shift;
+    }
     // Strided view of the same data, backwards.
     ASSERT_EQ(MinMax<T>(p + (n - 1) * sizeof(T),
                             -static_cast<int64_t>(sizeof(T)), n, true),
@@ -74,6 +94,11 @@ void CheckFloatMinMaxNaN() {
           << "n=" << n << " at=" << at;
       ASSERT_TRUE(std::isnan(MinMax<T>(p, sizeof(T), n, false)))
           << "n=" << n << " at=" << at;
+      for (size_t shift : Misalignments<T>()) {
+        MisalignedBuffer<T> m(v, shift);
+        ASSERT_TRUE(std::isnan(MinMax<T>(m.bytes(), sizeof(T), n, true)))
+            << "n=" << n << " at=" << at << " misaligned by " << shift;
+      }
     }
   }
 }
@@ -92,6 +117,12 @@ void CheckIntegerSum(std::mt19937_64& rng) {
                             n)),
               static_cast<Acc>(expected))
         << n;
+    for (size_t shift : Misalignments<T>()) {
+      MisalignedBuffer<T> m(v, shift);
+      ASSERT_EQ((Line<Acc, T>(ReduceOp::kSum, m.bytes(), sizeof(T), n)),
+                static_cast<Acc>(expected))
+          << n << " misaligned by " << shift;
+    }
   }
 }
 
@@ -114,6 +145,14 @@ void CheckFloatSum(std::mt19937_64& rng) {
     for (int64_t block : {int64_t{16}, kSumBlock}) {
       const T contiguous = SumFloats<T>(p, sizeof(T), n, block);
       ASSERT_LE(std::fabs(contiguous - exact), tolerance) << n;
+      if (n <= 4097) {
+        for (size_t shift : Misalignments<T>()) {
+          MisalignedBuffer<T> m(v, shift);
+          const T misaligned = SumFloats<T>(m.bytes(), sizeof(T), n, block);
+          ASSERT_LE(std::fabs(misaligned - exact), tolerance)
+              << n << " misaligned by " << shift;
+        }
+      }
       if (n == 0) continue;
       const T strided = SumFloats<T>(p + (n - 1) * sizeof(T),
                                      -static_cast<int64_t>(sizeof(T)), n, block);
@@ -163,6 +202,13 @@ void CheckArg(std::mt19937_64& rng, bool with_nan) {
                                   -size, static_cast<int64_t>(n)),
                 ReferenceArg(v, is_max, true))
           << "n=" << n << " max=" << is_max;
+      for (size_t shift : Misalignments<T>()) {
+        MisalignedBuffer<T> m(v, shift);
+        ASSERT_EQ(ArgReduceLineImpl(is_max, kDTypeOf<T>, m.bytes(), size,
+                                    static_cast<int64_t>(n)),
+                  ReferenceArg(v, is_max, false))
+            << "n=" << n << " max=" << is_max << " misaligned by " << shift;
+      }
     }
   }
 }
@@ -202,6 +248,18 @@ void CheckProdAllAny(std::mt19937_64& rng) {
         << n;
     ASSERT_EQ((Line<uint8_t, T>(ReduceOp::kAll, p, sizeof(T), n)), all) << n;
     ASSERT_EQ((Line<uint8_t, T>(ReduceOp::kAny, p, sizeof(T), n)), any) << n;
+    for (size_t shift : Misalignments<T>()) {
+      MisalignedBuffer<T> m(v, shift);
+      ASSERT_EQ((Line<Acc, T>(ReduceOp::kProd, m.bytes(), sizeof(T), n)),
+                expected_prod)
+          << n << " misaligned by " << shift;
+      ASSERT_EQ((Line<uint8_t, T>(ReduceOp::kAll, m.bytes(), sizeof(T), n)),
+                all)
+          << n << " misaligned by " << shift;
+      ASSERT_EQ((Line<uint8_t, T>(ReduceOp::kAny, m.bytes(), sizeof(T), n)),
+                any)
+          << n << " misaligned by " << shift;
+    }
     // The same line backwards (the strided path).
     const char* last = p + (n - 1) * sizeof(T);
     const int64_t back = -static_cast<int64_t>(sizeof(T));

@@ -4,8 +4,9 @@
 // scalar reference written here with the std:: functions: every op, every
 // lane type it takes, contiguous, strided (negative input stride, every
 // other output element) and in place, at lengths around each target's
-// vector sizes. Buffers are exactly `n` elements, so a tail that read past
-// the end would be caught by ASan.
+// vector sizes, with the contiguous input and output each starting on or off
+// a vector boundary (Highway's ForeachMisalign). Buffers are exactly `n`
+// elements, so a tail that read past the end would be caught by ASan.
 //
 // Exact ops must match bit for bit (NaN for NaN). exp, log, sin, cos and
 // tanh come from Highway's contrib/math: they must be within
@@ -29,6 +30,7 @@
 #include "hwy/tests/hwy_gtest.h"
 #include "tensor/kernels/unary-inl.h"
 #include "tensor/kernels/unary.h"
+#include "tensor/testing/misaligned_buffer.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera {
@@ -139,6 +141,24 @@ void CheckOp(UnaryOp op, std::mt19937_64& rng) {
           << UnaryOpName(op) << " contiguous n=" << n << " i=" << i
           << " x=" << +in[i] << " got " << +out[i] << " want "
           << +Reference(op, in[i]);
+    }
+
+    // Contiguous, misaligned on purpose: input and output each start 0, 1,
+    // half a vector or one short of a vector of this target past alignment.
+    const std::vector<size_t> shifts =
+        kernel_testing::MisalignmentsFor(hwy::HWY_NAMESPACE::Lanes(
+            hwy::HWY_NAMESPACE::ScalableTag<T>()));
+    for (size_t in_shift : shifts) {
+      for (size_t out_shift : shifts) {
+        kernel_testing::MisalignedBuffer<T> min(in, in_shift), mout(n, out_shift);
+        UnaryRowImpl(op, dtype, min.bytes(), kSize, mout.bytes(), kSize, len);
+        for (size_t i = 0; i < n; ++i) {
+          ASSERT_TRUE(Close(op, Reference(op, in[i]), mout[i]))
+              << UnaryOpName(op) << " misaligned n=" << n
+              << " input shift=" << in_shift << " output shift=" << out_shift
+              << " i=" << i;
+        }
+      }
     }
     if (n == 0) continue;
 

@@ -1,0 +1,92 @@
+// Copyright 2026 The Tessera Authors.
+//
+// -----------------------------------------------------------------------------
+// File: size_classes.h
+// -----------------------------------------------------------------------------
+//
+// The size classes of Tessera malloc and the constants of its address layout.
+// Private to alloc/malloc.
+//
+// Classes: 16, 32, ..., 128 in steps of 16 (eight classes), then four per
+// doubling up to 256 KiB (160, 192, 224, 256, 320, ...): 52 classes, at most
+// 25% internal waste above 128 bytes and 16-byte alignment everywhere (every
+// class size is a multiple of 16). A request above `kMaxClassSize` is "huge"
+// and is mapped on its own.
+//
+// Layout: memory for classes comes in segments of 4 MiB aligned to 4 MiB, so
+// any pointer finds its segment by masking its low 22 bits. A segment is 64
+// slots of 64 KiB; a page (the cells of one class, owned by one heap) spans a
+// power-of-two number of slots, enough for at least eight cells of its class.
+
+#ifndef TESSERA_ALLOC_MALLOC_INTERNAL_SIZE_CLASSES_H_
+#define TESSERA_ALLOC_MALLOC_INTERNAL_SIZE_CLASSES_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tessera {
+namespace malloc_internal {
+
+inline constexpr int kSegmentShift = 22;
+inline constexpr size_t kSegmentSize = size_t{1} << kSegmentShift;  // 4 MiB
+inline constexpr int kSlotShift = 16;
+inline constexpr size_t kSlotSize = size_t{1} << kSlotShift;  // 64 KiB
+inline constexpr int kSlotsPerSegment = 1 << (kSegmentShift - kSlotShift);
+static_assert(kSlotsPerSegment == 64,
+              "a segment's free slots are one 64-bit mask");
+
+inline constexpr int kNumClasses = 52;
+inline constexpr size_t kMaxClassSize = size_t{256} << 10;
+inline constexpr size_t kMinCellSize = 16;
+// Requests up to this size are "small": one 16-byte granule lookup.
+inline constexpr size_t kMaxSmallSize = 1024;
+
+// Size in bytes of class `c` (0 <= c < kNumClasses).
+constexpr size_t ClassSize(int c) {
+  if (c < 8) return static_cast<size_t>(c + 1) * 16;
+  const int octave = 7 + (c - 8) / 4;
+  const int step = (c - 8) % 4;
+  return (size_t{1} << octave) + static_cast<size_t>(step + 1) *
+                                     (size_t{1} << (octave - 2));
+}
+static_assert(ClassSize(kNumClasses - 1) == kMaxClassSize,
+              "the last class is the largest size served from pages");
+static_assert(ClassSize(7) == 128 && ClassSize(8) == 160 &&
+              ClassSize(11) == 256 && ClassSize(12) == 320);
+
+// The smallest class whose size is >= `bytes`, for 0 < bytes <= kMaxClassSize
+// (0 maps to class 0 as well). Branch-light: a shift and a count of leading
+// zeros above 128 bytes.
+constexpr int ClassOf(size_t bytes) {
+  if (bytes <= 128) return bytes == 0 ? 0 : static_cast<int>((bytes - 1) >> 4);
+  const size_t m = bytes - 1;
+  const int octave = 63 - __builtin_clzll(m);  // floor(log2(bytes - 1)) >= 7
+  const int step = static_cast<int>((m >> (octave - 2)) & 3);
+  return 8 + (octave - 7) * 4 + step;
+}
+static_assert(ClassOf(1) == 0 && ClassOf(16) == 0 && ClassOf(17) == 1 &&
+              ClassOf(128) == 7 && ClassOf(129) == 8 && ClassOf(160) == 8 &&
+              ClassOf(161) == 9 && ClassOf(256) == 11 && ClassOf(257) == 12 &&
+              ClassOf(kMaxClassSize) == kNumClasses - 1);
+
+// Slots per page of class `c`: the smallest power of two that holds at least
+// eight cells (one slot for every class up to 8 KiB), at most 32.
+constexpr int SlotsPerPage(int c) {
+  int slots = 1;
+  while (slots < 32 && slots * kSlotSize < 8 * ClassSize(c)) slots *= 2;
+  return slots;
+}
+static_assert(SlotsPerPage(0) == 1 && SlotsPerPage(kNumClasses - 1) == 32);
+
+// Cells of class `c` carved per refill of a page's free list: about 4 KiB
+// at a time (at least one cell), so a fresh page touches memory as it is
+// used, not all at once.
+constexpr uint32_t CellsPerCarve(int c) {
+  const size_t size = ClassSize(c);
+  return size >= 4096 ? 1 : static_cast<uint32_t>(4096 / size);
+}
+
+}  // namespace malloc_internal
+}  // namespace tessera
+
+#endif  // TESSERA_ALLOC_MALLOC_INTERNAL_SIZE_CLASSES_H_

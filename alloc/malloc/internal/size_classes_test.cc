@@ -1,0 +1,50 @@
+// Copyright 2026 The Tessera Authors.
+
+#include "alloc/malloc/internal/size_classes.h"
+
+#include "gtest/gtest.h"
+
+namespace tessera {
+namespace malloc_internal {
+namespace {
+
+TEST(SizeClassesTest, EveryRequestGetsTheSmallestClassThatHoldsIt) {
+  for (size_t bytes = 1; bytes <= kMaxClassSize; bytes += (bytes < 4096 ? 1 : 61)) {
+    const int c = ClassOf(bytes);
+    ASSERT_GE(c, 0);
+    ASSERT_LT(c, kNumClasses);
+    EXPECT_GE(ClassSize(c), bytes) << bytes;
+    if (c > 0) {
+      EXPECT_LT(ClassSize(c - 1), bytes) << bytes;
+    }
+  }
+}
+
+TEST(SizeClassesTest, ClassesAreIncreasingMultiplesOfSixteenWithBoundedWaste) {
+  for (int c = 0; c < kNumClasses; ++c) {
+    EXPECT_EQ(ClassSize(c) % 16, 0u);
+    EXPECT_EQ(ClassOf(ClassSize(c)), c);
+    if (c > 0) {
+      EXPECT_GT(ClassSize(c), ClassSize(c - 1));
+      if (ClassSize(c - 1) >= 128) {
+        EXPECT_LE(ClassSize(c) * 4, ClassSize(c - 1) * 5) << c;  // <= 25%
+      }
+    }
+  }
+}
+
+TEST(SizeClassesTest, PagesHoldAtLeastEightCellsAndFitInASegment) {
+  for (int c = 0; c < kNumClasses; ++c) {
+    const int slots = SlotsPerPage(c);
+    EXPECT_EQ(slots & (slots - 1), 0);
+    EXPECT_LE(slots, kSlotsPerSegment / 2);
+    // Slot 0 loses 8 KiB to the segment header: still 7+ cells there.
+    EXPECT_GE((slots * kSlotSize - 8192) / ClassSize(c), 7u) << c;
+    EXPECT_LE(slots * kSlotSize / ClassSize(c), kSlotSize / kMinCellSize);
+    EXPECT_GE(CellsPerCarve(c), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace malloc_internal
+}  // namespace tessera

@@ -1,0 +1,215 @@
+// Copyright 2026 The Tessera Authors.
+//
+// Tessera malloc as the program's malloc: every libc allocation entry point
+// and every operator new/delete form, over the engine (internal/engine.h).
+// Linked in through //alloc/malloc:malloc_override (alwayslink) or preloaded
+// as libtessera_malloc.so. Semantics follow glibc 2.36's manual pages where
+// C leaves a choice (realloc(p, 0) frees p and returns NULL; memalign rounds
+// a non-power-of-two alignment up). Nothing here may allocate through the
+// C++ heap or depend on a constructor having run: the loader and libc call
+// malloc before any constructor, and dlsym calls calloc.
+
+#include <errno.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+
+#include "alloc/malloc/internal/engine.h"
+
+namespace mi = tessera::malloc_internal;
+
+namespace {
+
+inline bool IsPowerOfTwo(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+// The largest alignment any request may ask for (as tessera::kMaxAlignment).
+constexpr size_t kMaxAlignment = size_t{1} << 30;
+
+inline void* AlignedOrNull(size_t bytes, size_t alignment) {
+  if (alignment > kMaxAlignment) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return mi::AllocateAligned(bytes, alignment);
+}
+
+// fork() from a threaded program: hold every engine lock across the fork so
+// the child never inherits one taken by a thread that does not exist there.
+__attribute__((constructor)) void RegisterForkHandlers() {
+  pthread_atfork(&mi::ForkPrepare, &mi::ForkParent, &mi::ForkChild);
+}
+
+void* NewOrThrow(size_t bytes, size_t alignment) {
+  for (;;) {
+    void* p = alignment <= 16 ? mi::Allocate(bytes)
+                              : AlignedOrNull(bytes, alignment);
+    if (p != nullptr) return p;
+    std::new_handler handler = std::get_new_handler();
+    if (handler == nullptr) throw std::bad_alloc();
+    handler();
+  }
+}
+
+void* NewOrNull(size_t bytes, size_t alignment) noexcept {
+  try {
+    return NewOrThrow(bytes, alignment);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+#define TESSERA_EXPORT __attribute__((visibility("default")))
+
+TESSERA_EXPORT void* malloc(size_t bytes) { return mi::Allocate(bytes); }
+
+TESSERA_EXPORT void free(void* ptr) { mi::Free(ptr); }
+
+TESSERA_EXPORT void* calloc(size_t count, size_t size) {
+  size_t bytes;
+  if (__builtin_mul_overflow(count, size, &bytes)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return mi::AllocateZeroed(bytes);
+}
+
+TESSERA_EXPORT void* realloc(void* ptr, size_t bytes) {
+  if (ptr != nullptr && bytes == 0) {
+    mi::Free(ptr);
+    return nullptr;
+  }
+  return mi::Reallocate(ptr, bytes);
+}
+
+TESSERA_EXPORT void* reallocarray(void* ptr, size_t count, size_t size) {
+  size_t bytes;
+  if (__builtin_mul_overflow(count, size, &bytes)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return realloc(ptr, bytes);
+}
+
+TESSERA_EXPORT int posix_memalign(void** out, size_t alignment, size_t bytes) {
+  if (!IsPowerOfTwo(alignment) || alignment % sizeof(void*) != 0) return EINVAL;
+  const int saved = errno;
+  void* p = AlignedOrNull(bytes, alignment);
+  errno = saved;  // posix_memalign reports by return value only
+  if (p == nullptr) return ENOMEM;
+  *out = p;
+  return 0;
+}
+
+TESSERA_EXPORT void* aligned_alloc(size_t alignment, size_t bytes) {
+  if (!IsPowerOfTwo(alignment)) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  return AlignedOrNull(bytes, alignment);
+}
+
+TESSERA_EXPORT void* memalign(size_t alignment, size_t bytes) {
+  if (alignment > kMaxAlignment) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  // glibc rounds an alignment that is not a power of two up to one.
+  size_t a = alignment < 16 ? 16 : alignment;
+  if (!IsPowerOfTwo(a)) a = size_t{1} << (64 - __builtin_clzll(a));
+  return AlignedOrNull(bytes, a);
+}
+
+TESSERA_EXPORT void* valloc(size_t bytes) { return AlignedOrNull(bytes, 4096); }
+
+TESSERA_EXPORT void* pvalloc(size_t bytes) {
+  if (bytes > SIZE_MAX - 4095) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return AlignedOrNull((bytes + 4095) & ~size_t{4095}, 4096);
+}
+
+TESSERA_EXPORT size_t malloc_usable_size(void* ptr) {
+  return ptr == nullptr ? 0 : mi::UsableSize(ptr);
+}
+
+// C23.
+TESSERA_EXPORT void free_sized(void* ptr, size_t bytes) {
+  mi::FreeSized(ptr, bytes, 16);
+}
+
+TESSERA_EXPORT void free_aligned_sized(void* ptr, size_t alignment,
+                                       size_t bytes) {
+  mi::FreeSized(ptr, bytes, alignment);
+}
+
+}  // extern "C"
+
+// ---- operator new / delete: every form. ----
+
+TESSERA_EXPORT void* operator new(size_t n) { return NewOrThrow(n, 16); }
+TESSERA_EXPORT void* operator new[](size_t n) { return NewOrThrow(n, 16); }
+TESSERA_EXPORT void* operator new(size_t n, const std::nothrow_t&) noexcept {
+  return NewOrNull(n, 16);
+}
+TESSERA_EXPORT void* operator new[](size_t n, const std::nothrow_t&) noexcept {
+  return NewOrNull(n, 16);
+}
+TESSERA_EXPORT void* operator new(size_t n, std::align_val_t a) {
+  return NewOrThrow(n, static_cast<size_t>(a));
+}
+TESSERA_EXPORT void* operator new[](size_t n, std::align_val_t a) {
+  return NewOrThrow(n, static_cast<size_t>(a));
+}
+TESSERA_EXPORT void* operator new(size_t n, std::align_val_t a,
+                                  const std::nothrow_t&) noexcept {
+  return NewOrNull(n, static_cast<size_t>(a));
+}
+TESSERA_EXPORT void* operator new[](size_t n, std::align_val_t a,
+                                    const std::nothrow_t&) noexcept {
+  return NewOrNull(n, static_cast<size_t>(a));
+}
+
+TESSERA_EXPORT void operator delete(void* p) noexcept { mi::Free(p); }
+TESSERA_EXPORT void operator delete[](void* p) noexcept { mi::Free(p); }
+TESSERA_EXPORT void operator delete(void* p, const std::nothrow_t&) noexcept {
+  mi::Free(p);
+}
+TESSERA_EXPORT void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  mi::Free(p);
+}
+TESSERA_EXPORT void operator delete(void* p, size_t n) noexcept {
+  mi::FreeSized(p, n, 16);
+}
+TESSERA_EXPORT void operator delete[](void* p, size_t n) noexcept {
+  mi::FreeSized(p, n, 16);
+}
+TESSERA_EXPORT void operator delete(void* p, std::align_val_t a) noexcept {
+  mi::Free(p);
+}
+TESSERA_EXPORT void operator delete[](void* p, std::align_val_t a) noexcept {
+  mi::Free(p);
+}
+TESSERA_EXPORT void operator delete(void* p, size_t n,
+                                    std::align_val_t a) noexcept {
+  mi::FreeSized(p, n, static_cast<size_t>(a));
+}
+TESSERA_EXPORT void operator delete[](void* p, size_t n,
+                                      std::align_val_t a) noexcept {
+  mi::FreeSized(p, n, static_cast<size_t>(a));
+}
+TESSERA_EXPORT void operator delete(void* p, std::align_val_t a,
+                                    const std::nothrow_t&) noexcept {
+  mi::Free(p);
+}
+TESSERA_EXPORT void operator delete[](void* p, std::align_val_t a,
+                                      const std::nothrow_t&) noexcept {
+  mi::Free(p);
+}

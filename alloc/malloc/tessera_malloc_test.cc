@@ -1,0 +1,297 @@
+// Copyright 2026 The Tessera Authors.
+//
+// TesseraMalloc through the tessera::Allocator interface (the form that runs
+// under the sanitizers). The override has its own test.
+
+#include "alloc/malloc/tessera_malloc.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "alloc/pool/internal/violation_recorder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tessera {
+namespace {
+
+using pool_internal::ViolationRecorder;
+using ::testing::HasSubstr;
+
+TesseraMalloc& M() { return GlobalTesseraMalloc(); }
+
+void ExpectIntact() {
+  absl::Status status = M().CheckIntegrity();
+  ASSERT_TRUE(status.ok()) << status;
+}
+
+TEST(TesseraMallocTest, EverySizeClassAndHugeSizeRoundTripsWithItsBytes) {
+  std::vector<std::pair<unsigned char*, size_t>> blocks;
+  for (size_t bytes : {0ul, 1ul, 15ul, 16ul, 17ul, 100ul, 1000ul, 4096ul,
+                       10000ul, 65536ul, 100000ul, 262144ul, 262145ul,
+                       size_t{3} << 20, size_t{40} << 20}) {
+    auto* p = static_cast<unsigned char*>(M().Allocate(bytes));
+    ASSERT_NE(p, nullptr) << bytes;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 16, 0u);
+    EXPECT_GE(TesseraMalloc::UsableSize(p), bytes);
+    std::memset(p, static_cast<int>(bytes & 0xff), bytes);
+    blocks.push_back({p, bytes});
+    ExpectIntact();
+  }
+  for (auto& [p, bytes] : blocks) {
+    for (size_t i = 0; i < bytes; i += 997) {
+      ASSERT_EQ(p[i], static_cast<unsigned char>(bytes & 0xff));
+    }
+    M().Deallocate(p, bytes);
+    ExpectIntact();
+  }
+}
+
+TEST(TesseraMallocTest, StatsCountBlocksAndBytes) {
+  const AllocatorStats before = M().stats();
+  void* a = M().Allocate(100);
+  void* b = M().Allocate(size_t{1} << 20);
+  const AllocatorStats during = M().stats();
+  EXPECT_EQ(during.allocations - before.allocations, 2u);
+  EXPECT_GE(during.bytes_in_use - before.bytes_in_use, 100u + (1u << 20));
+  M().Deallocate(a, 100);
+  M().Deallocate(b, size_t{1} << 20);
+  const AllocatorStats after = M().stats();
+  EXPECT_EQ(after.deallocations - before.deallocations, 2u);
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+  EXPECT_GE(after.peak_bytes_in_use, during.bytes_in_use);
+}
+
+TEST(TesseraMallocTest, ZeroedBlocksReadZeroEvenWhenReused) {
+  for (size_t bytes : {64ul, 5000ul, 200000ul, size_t{2} << 20}) {
+    void* dirty = M().Allocate(bytes);
+    std::memset(dirty, 0xab, bytes);
+    M().Deallocate(dirty, bytes);
+    auto* z = static_cast<unsigned char*>(M().AllocateZeroed(bytes));
+    ASSERT_NE(z, nullptr);
+    EXPECT_TRUE(std::all_of(z, z + bytes, [](unsigned char c) { return c == 0; }))
+        << bytes;
+    M().Deallocate(z, bytes);
+  }
+}
+
+TEST(TesseraMallocTest, AlignedRequestsAreAlignedAndFreeable) {
+  for (size_t alignment = 32; alignment <= (size_t{1} << 22); alignment *= 2) {
+    for (size_t bytes : {1ul, 48ul, 1000ul, 70000ul, 300000ul}) {
+      void* p = M().Allocate(bytes, alignment);
+      ASSERT_NE(p, nullptr) << bytes << " @" << alignment;
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % alignment, 0u);
+      std::memset(p, 1, bytes);
+      ExpectIntact();
+      M().Deallocate(p, bytes, alignment);
+    }
+  }
+  ExpectIntact();
+}
+
+TEST(TesseraMallocTest, ReallocateKeepsContentsAcrossEveryTier) {
+  size_t bytes = 8;
+  auto* p = static_cast<unsigned char*>(M().Allocate(bytes));
+  for (size_t i = 0; i < bytes; ++i) p[i] = static_cast<unsigned char>(i * 7);
+  for (size_t next : {24ul, 200ul, 3000ul, 100000ul, 500000ul, size_t{9} << 20,
+                      size_t{30} << 20, 100000ul, 40ul}) {
+    auto* q = static_cast<unsigned char*>(M().Reallocate(p, bytes, next));
+    ASSERT_NE(q, nullptr);
+    const size_t kept = std::min(bytes, next);
+    for (size_t i = 0; i < kept; i += (kept > 4096 ? 511 : 1)) {
+      ASSERT_EQ(q[i], static_cast<unsigned char>(i * 7)) << next << " at " << i;
+    }
+    for (size_t i = kept; i < next; ++i) q[i] = static_cast<unsigned char>(i * 7);
+    p = q;
+    bytes = next;
+    ExpectIntact();
+  }
+  M().Deallocate(p, bytes);
+}
+
+TEST(TesseraMallocTest, ImpossibleRequestsFailAndAreCounted) {
+  const uint64_t failed = M().stats().failed_requests;
+  EXPECT_EQ(M().Allocate(SIZE_MAX), nullptr);
+  EXPECT_EQ(M().Allocate(size_t{1} << 62), nullptr);
+  EXPECT_EQ(M().Allocate(64, 3), nullptr);  // not a power of two
+  EXPECT_EQ(M().stats().failed_requests - failed, 3u);
+  auto checked = M().AllocateChecked(64, 48);
+  EXPECT_EQ(checked.status().code(), absl::StatusCode::kInvalidArgument);
+  ExpectIntact();
+}
+
+TEST(TesseraMallocTest, DoubleFreeIsReportedNamingThePointer) {
+  ViolationRecorder recorder;
+  for (size_t bytes : {32ul, 5000ul, size_t{1} << 20}) {
+    recorder.Clear();
+    void* p = M().Allocate(bytes);
+    void* keep = M().Allocate(bytes);  // keeps the page alive
+    M().Deallocate(p, bytes);
+    M().Deallocate(p, bytes);
+    ASSERT_EQ(recorder.violations().size(), 1u) << bytes;
+    EXPECT_EQ(recorder.violations()[0].ptr, p);
+    EXPECT_EQ(recorder.violations()[0].allocator, "tessera_malloc");
+    EXPECT_TRUE(recorder.violations()[0].violation ==
+                    ContractViolation::kDoubleFree ||
+                recorder.violations()[0].violation ==
+                    ContractViolation::kForeignPointer);
+    M().Deallocate(keep, bytes);
+    ExpectIntact();
+  }
+}
+
+TEST(TesseraMallocTest, ForeignAndInteriorPointersAreReportedAndIgnored) {
+  ViolationRecorder recorder;
+  alignas(16) unsigned char on_stack[64] = {};
+  M().Deallocate(on_stack, 64);
+  ASSERT_EQ(recorder.violations().size(), 1u);
+  EXPECT_EQ(recorder.violations()[0].violation, ContractViolation::kForeignPointer);
+  EXPECT_THAT(recorder.violations()[0].detail, HasSubstr("not allocated"));
+  for (unsigned char byte : on_stack) EXPECT_EQ(byte, 0);
+
+  auto* block = static_cast<char*>(M().Allocate(256));
+  M().Deallocate(block + 16, 128);
+  ASSERT_EQ(recorder.violations().size(), 2u);
+  EXPECT_THAT(recorder.violations()[1].detail, HasSubstr("inside a block"));
+  EXPECT_EQ(M().DeallocateChecked(block + 16, 128).code(),
+            absl::StatusCode::kFailedPrecondition);
+  // A size larger than the block.
+  M().Deallocate(block, 100000);
+  ASSERT_EQ(recorder.violations().size(), 3u);
+  EXPECT_EQ(recorder.violations()[2].violation, ContractViolation::kSizeMismatch);
+  ExpectIntact();
+  M().Deallocate(block, 256);
+  EXPECT_EQ(M().DeallocateChecked(block, 256).code(),
+            absl::StatusCode::kFailedPrecondition);
+  ExpectIntact();
+}
+
+TEST(TesseraMallocTest, CrossThreadFreesComeBackToTheOwner) {
+  constexpr int kBlocks = 20000;
+  std::vector<void*> blocks(kBlocks);
+  for (int i = 0; i < kBlocks; ++i) blocks[i] = M().Allocate(16 + (i % 64) * 16);
+  const uint64_t remote_before = M().detailed_stats().remote_frees;
+  std::thread other([&] {
+    for (int i = 0; i < kBlocks; ++i) M().Deallocate(blocks[i], 16 + (i % 64) * 16);
+  });
+  other.join();
+  EXPECT_GE(M().detailed_stats().remote_frees - remote_before,
+            static_cast<uint64_t>(kBlocks));
+  ExpectIntact();
+  // The owner reuses them: allocating again maps no new segment.
+  TesseraMalloc::Collect(false);
+  const uint64_t segments = M().detailed_stats().segments;
+  for (int i = 0; i < kBlocks; ++i) blocks[i] = M().Allocate(16 + (i % 64) * 16);
+  EXPECT_LE(M().detailed_stats().segments, segments + 1);
+  ExpectIntact();
+  for (int i = 0; i < kBlocks; ++i) M().Deallocate(blocks[i], 16 + (i % 64) * 16);
+  ExpectIntact();
+}
+
+TEST(TesseraMallocTest, BlocksOfAnExitedThreadAreFreedByOthersAndItsHeapAdopted) {
+  std::vector<void*> blocks;
+  std::thread producer([&] {
+    for (int i = 0; i < 5000; ++i) blocks.push_back(M().Allocate(48));
+    ExpectIntact();
+  });
+  producer.join();
+  EXPECT_GE(M().detailed_stats().abandoned_heaps, 1u);
+  for (void* p : blocks) M().Deallocate(p, 48);
+  const uint64_t heaps = M().detailed_stats().heaps;
+  std::thread adopter([&] {
+    void* p = M().Allocate(48);
+    ExpectIntact();
+    M().Deallocate(p, 48);
+  });
+  adopter.join();
+  EXPECT_EQ(M().detailed_stats().heaps, heaps);  // adopted, not created
+  TesseraMalloc::Collect(true);
+  absl::Status all = M().CheckAllHeaps();
+  EXPECT_TRUE(all.ok()) << all;
+}
+
+TEST(TesseraMallocTest, FreedMemoryIsPurgedAndSegmentsReturned) {
+  TesseraMalloc::Collect(true);
+  const TesseraMallocStats before = M().detailed_stats();
+  std::vector<void*> blocks;
+  for (int i = 0; i < 4000; ++i) blocks.push_back(M().Allocate(4000));  // 16 MB
+  EXPECT_GT(M().detailed_stats().segments, before.segments);
+  for (void* p : blocks) M().Deallocate(p, 4000);
+  TesseraMalloc::Collect(true);
+  const TesseraMallocStats after = M().detailed_stats();
+  EXPECT_LE(after.segments, before.segments + 1);
+  EXPECT_GT(after.purged_bytes, before.purged_bytes);
+  ExpectIntact();
+}
+
+// Random program, single thread: every block is filled with a pattern, the
+// live intervals never overlap, and the heap is intact after every call.
+TEST(TesseraMallocTest, RandomProgramKeepsPatternsAndIntegrity) {
+  std::mt19937_64 rng(12345);
+  struct Live { size_t bytes; size_t alignment; unsigned char tag; };
+  std::map<uintptr_t, Live> live;
+  auto fill = [](void* p, size_t n, unsigned char tag) {
+    std::memset(p, tag, std::min<size_t>(n, 256));
+  };
+  auto check = [](const void* p, size_t n, unsigned char tag) {
+    const auto* c = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < std::min<size_t>(n, 256); ++i) {
+      if (c[i] != tag) return false;
+    }
+    return true;
+  };
+  for (int step = 0; step < 6000; ++step) {
+    const int op = static_cast<int>(rng() % 10);
+    if (op < 5 || live.empty()) {
+      size_t bytes = rng() % 4 == 0 ? rng() % 300000 : rng() % 2000;
+      size_t alignment = rng() % 8 == 0 ? size_t{16} << (rng() % 9) : 16;
+      void* p = M().Allocate(bytes, alignment);
+      ASSERT_NE(p, nullptr);
+      const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+      ASSERT_EQ(a % alignment, 0u);
+      auto next = live.lower_bound(a);
+      if (next != live.end()) {
+        ASSERT_LE(a + std::max<size_t>(bytes, 1), next->first);
+      }
+      if (next != live.begin()) {
+        auto prev = std::prev(next);
+        ASSERT_LE(prev->first + std::max<size_t>(prev->second.bytes, 1), a);
+      }
+      const unsigned char tag = static_cast<unsigned char>(rng());
+      fill(p, bytes, tag);
+      live[a] = {bytes, alignment, tag};
+    } else {
+      auto it = live.begin();
+      std::advance(it, rng() % live.size());
+      void* p = reinterpret_cast<void*>(it->first);
+      ASSERT_TRUE(check(p, it->second.bytes, it->second.tag)) << step;
+      if (op < 8) {
+        M().Deallocate(p, it->second.bytes, it->second.alignment);
+        live.erase(it);
+      } else if (it->second.alignment == 16) {
+        const size_t bytes = rng() % 3 == 0 ? rng() % 400000 : rng() % 3000;
+        Live l = it->second;
+        live.erase(it);
+        void* q = M().Reallocate(p, l.bytes, bytes);
+        ASSERT_NE(q, nullptr);
+        ASSERT_TRUE(check(q, std::min(bytes, l.bytes), l.tag));
+        fill(q, bytes, l.tag);
+        live[reinterpret_cast<uintptr_t>(q)] = {bytes, 16, l.tag};
+      }
+    }
+    if (step % 7 == 0) {
+      ASSERT_NO_FATAL_FAILURE(ExpectIntact()) << step;
+    }
+  }
+  for (auto& [a, l] : live) M().Deallocate(reinterpret_cast<void*>(a), l.bytes, l.alignment);
+  ExpectIntact();
+}
+
+}  // namespace
+}  // namespace tessera
