@@ -13,6 +13,9 @@
 //     so the route's trampolines inline the pool's hot path.
 //   * size_class_virtual: the same pool through `Allocator&` (a virtual call
 //     per allocation), to show what devirtualising the route is worth.
+//   * tessera_malloc: GMP routed to GlobalTesseraMalloc() (alloc/malloc), in
+//     a process whose malloc is still glibc's. (Tessera malloc as the
+//     process's malloc is the driver's LD_PRELOAD subject on route malloc.)
 //
 // The driver //bench:gmp_shootout runs this binary once per subject in a
 // fresh child (peers preloaded and proven) and prints the table:
@@ -43,6 +46,7 @@
 #include "absl/strings/str_cat.h"
 #include "alloc/allocator.h"
 #include "alloc/gmp/gmp_allocator.h"
+#include "alloc/malloc/tessera_malloc.h"
 #include "alloc/pool/size_class_pool.h"
 #include "bench/shootout/catalog.h"
 #include "benchmark/benchmark.h"
@@ -130,6 +134,10 @@ void GmpAddSizeClassVirtual(benchmark::State& state, const Operands* operands) {
   TimeRouted(state, *operands, base);  // Allocator&: a virtual call per request
 }
 
+void GmpAddTesseraMalloc(benchmark::State& state, const Operands* operands) {
+  TimeRouted(state, *operands, GlobalTesseraMalloc());  // TesseraMalloc&
+}
+
 struct Route {
   const char* name;
   void (*run)(benchmark::State&, const Operands*);
@@ -142,6 +150,7 @@ constexpr Route kRoutes[] = {
     {"malloc", &GmpAddMalloc},
     {"size_class", &GmpAddSizeClass},
     {"size_class_virtual", &GmpAddSizeClassVirtual},
+    {"tessera_malloc", &GmpAddTesseraMalloc},
 };
 
 // "malloc in <library>" when `malloc` resolves into the library at `path`.
