@@ -13,6 +13,9 @@
 //     so the route's trampolines inline the pool's hot path.
 //   * size_class_virtual: the same pool through `Allocator&` (a virtual call
 //     per allocation), to show what devirtualising the route is worth.
+//   * tessera_malloc: GMP routed to GlobalTesseraMalloc() (alloc/malloc), in
+//     a process whose malloc is still glibc's. (Tessera malloc as the
+//     process's malloc is the driver's LD_PRELOAD subject on route malloc.)
 //
 // The driver //bench:gmp_shootout runs this binary once per subject in a
 // fresh child (peers preloaded and proven) and prints the table:
@@ -43,6 +46,7 @@
 #include "absl/strings/str_cat.h"
 #include "alloc/allocator.h"
 #include "alloc/gmp/gmp_allocator.h"
+#include "alloc/malloc/tessera_malloc.h"
 #include "alloc/pool/size_class_pool.h"
 #include "bench/shootout/catalog.h"
 #include "benchmark/benchmark.h"
@@ -96,35 +100,42 @@ std::unique_ptr<SizeClassPool> MakePool() {
   return std::move(pool).value();
 }
 
-// Fails the benchmark unless every byte GMP took went back to `allocator`.
-void CheckReturned(benchmark::State& state, const Allocator& allocator) {
-  const AllocatorStats stats = allocator.stats();
-  if (stats.bytes_in_use != 0 || stats.allocations == 0) {
+// Times x + y with GMP routed to `allocator` (its static type: a final class
+// gets the devirtualised trampolines), and fails the benchmark unless every
+// byte GMP took went back to it.
+template <typename A>
+void TimeRouted(benchmark::State& state, const Operands& operands,
+                A& allocator) {
+  const AllocatorStats before = allocator.stats();
+  {
+    ScopedGmpAllocator route(allocator);
+    TimeAdd(state, operands);
+  }
+  const AllocatorStats after = allocator.stats();
+  if (after.bytes_in_use != before.bytes_in_use ||
+      after.allocations == before.allocations) {
     state.SkipWithError(
-        absl::StrCat(allocator.name(), ": ", stats.bytes_in_use,
-                     " bytes still in use after ", stats.allocations,
-                     " allocations")
+        absl::StrCat(allocator.name(), ": ",
+                     after.bytes_in_use - before.bytes_in_use,
+                     " bytes still in use after ",
+                     after.allocations - before.allocations, " allocations")
             .c_str());
   }
 }
 
 void GmpAddSizeClass(benchmark::State& state, const Operands* operands) {
   std::unique_ptr<SizeClassPool> pool = MakePool();
-  {
-    ScopedGmpAllocator route(*pool);  // SizeClassPool&: devirtualised
-    TimeAdd(state, *operands);
-  }
-  CheckReturned(state, *pool);
+  TimeRouted(state, *operands, *pool);  // SizeClassPool&: devirtualised
 }
 
 void GmpAddSizeClassVirtual(benchmark::State& state, const Operands* operands) {
   std::unique_ptr<SizeClassPool> pool = MakePool();
-  {
-    Allocator& base = *pool;
-    ScopedGmpAllocator route(base);  // Allocator&: a virtual call per request
-    TimeAdd(state, *operands);
-  }
-  CheckReturned(state, *pool);
+  Allocator& base = *pool;
+  TimeRouted(state, *operands, base);  // Allocator&: a virtual call per request
+}
+
+void GmpAddTesseraMalloc(benchmark::State& state, const Operands* operands) {
+  TimeRouted(state, *operands, GlobalTesseraMalloc());  // TesseraMalloc&
 }
 
 struct Route {
@@ -132,11 +143,14 @@ struct Route {
   void (*run)(benchmark::State&, const Operands*);
 };
 
-// One line per route; the driver's subjects name these.
+// One line per route; the driver's subjects name these. A route to another
+// allocator is a function like GmpAddSizeClass (TimeRouted on it) and a line
+// here.
 constexpr Route kRoutes[] = {
     {"malloc", &GmpAddMalloc},
     {"size_class", &GmpAddSizeClass},
     {"size_class_virtual", &GmpAddSizeClassVirtual},
+    {"tessera_malloc", &GmpAddTesseraMalloc},
 };
 
 // "malloc in <library>" when `malloc` resolves into the library at `path`.

@@ -19,6 +19,7 @@
 // (max - min) / median above 10%.
 
 #include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -86,6 +87,10 @@ constexpr Subject kSubjects[] = {
      "GMP routed to a SizeClassPool (alloc/gmp, devirtualised)"},
     {"size_class_virtual", "glibc", nullptr, "size_class_virtual",
      "GMP routed to a SizeClassPool through Allocator&"},
+    {"tessera_route", "glibc", nullptr, "tessera_malloc",
+     "GMP routed to GlobalTesseraMalloc() (alloc/gmp), glibc malloc"},
+    {"tessera_preload", nullptr, "alloc/malloc/libtessera_malloc.so", "malloc",
+     "GMP defaults, libtessera_malloc.so preloaded"},
 };
 
 constexpr const char* kOperands[] = {"small", "big"};
@@ -108,7 +113,8 @@ std::string Runfile(const std::string& path) {
   }
   candidates.push_back(path);
   for (const std::string& c : candidates) {
-    if (Exists(c)) return c;
+    char real[PATH_MAX];
+    if (Exists(c) && realpath(c.c_str(), real) != nullptr) return real;
   }
   return path;
 }
