@@ -77,6 +77,9 @@ void CountingSort(T* p, int64_t n) {
   for (int64_t i = 0; i < n; ++i) ++counts[OrderKey(p[i])];
   int64_t at = 0;
   for (int k = 0; k < 256; ++k) {
+    // Only keys that occur make a value (a bool made of any other byte
+    // would be invalid).
+    if (counts[k] == 0) continue;
     uint8_t key = static_cast<uint8_t>(k);
     if constexpr (std::is_signed<T>::value) key ^= 0x80;
     T v;
