@@ -34,7 +34,7 @@ namespace {
 //   Cell:    one block of a class, as it lies on a free list.
 //   Page:    the cells of one class in 1-32 consecutive slots of a segment,
 //            owned by one heap. Described by the `Page` of its first slot.
-//   Segment: 4 MiB aligned to 4 MiB; its header (first 8 KiB) holds a Page
+//   Segment: 4 MiB aligned to 4 MiB; its header (first 16 KiB) holds a Page
 //            record per slot. Owned by one heap for its whole life.
 //   Heap:    per-thread: a queue of pages per class, a full-page list, the
 //            list of its pages that received frees from other threads.
@@ -54,20 +54,21 @@ struct Segment;
 
 enum SlotKind : uint8_t { kSlotFree = 0, kSlotPage = 1, kSlotTail = 2 };
 
-struct Page {
+// 128 bytes, cache-line aligned: everything a local malloc or free touches
+// is in the first line (free, local_free, used, block_size, the interior-
+// pointer check, the owner), the cross-thread and queue fields in the second.
+struct alignas(64) Page {
   Cell* free;        // allocation pops here (owner only)
   Cell* local_free;  // the owner's frees (swapped into `free` when it empties)
-  // Frees by other threads, pushed with one CAS. Bit 0 set: the page is on
-  // (or being pushed onto) its heap's `remote_pages` list; the thread that
-  // sets it pushes the page, the owner clears it by taking the list.
-  std::atomic<uintptr_t> thread_free;
-  uint32_t used;      // cells handed out and not back on free/local_free
+  char* cells;       // first cell
+  Heap* heap;        // owner
+  uint64_t div_magic;  // ceil(2^41 / block_size): offset -> cell index
+  uint32_t used;       // cells handed out and not back on free/local_free
   // Cells carved so far (cells [0, reserved)). Atomic (relaxed, plain
   // moves on x86) because other threads' frees read it to validate.
   std::atomic<uint32_t> reserved;
-  uint32_t capacity;  // cells the page can hold
   uint32_t block_size;
-  uint64_t div_magic;  // ceil(2^41 / block_size): offset -> cell index
+  uint32_t capacity;   // cells the page can hold
   uint8_t kind;        // SlotKind
   uint8_t size_class;
   uint8_t slots;       // span length (lead slot)
@@ -75,14 +76,17 @@ struct Page {
   uint8_t in_full;      // on the heap's full list, not its bin queue
   // An aligned block was carved out of some cell (read by remote frees).
   std::atomic<uint8_t> has_aligned;
-  uint8_t pad[2];
-  char* cells;
+  // Second line.
+  // Frees by other threads, pushed with one CAS. Bit 0 set: the page is on
+  // (or being pushed onto) its heap's `remote_pages` list; the thread that
+  // sets it pushes the page, the owner clears it by taking the list.
+  alignas(64) std::atomic<uintptr_t> thread_free;
   Page* next;  // bin queue or full list
   Page* prev;
   Page* remote_next;  // heap's remote_pages list
-  Heap* heap;
   uint64_t freed_at_ms;  // free slots: when they became free (purge)
 };
+static_assert(sizeof(Page) == 128, "two cache lines per page record");
 
 inline uint32_t Reserved(const Page* p) {
   return p->reserved.load(std::memory_order_relaxed);
@@ -92,7 +96,7 @@ inline bool HasAligned(const Page* p) {
 }
 
 constexpr uint64_t kSegmentMagic = 0x3147455353455454ull;  // "TTESSEG1"
-constexpr size_t kSegmentHeaderBytes = 8192;
+constexpr size_t kSegmentHeaderBytes = 16384;
 
 struct Segment {
   uint64_t magic;
@@ -103,7 +107,7 @@ struct Segment {
   uint64_t dirty_mask;  // free slots that may still be resident
   uint32_t pages_in_use;
   uint32_t pad;
-  Page pages[kSlotsPerSegment];
+  Page pages[kSlotsPerSegment];  // from offset 64
 };
 static_assert(sizeof(Segment) <= kSegmentHeaderBytes,
               "the segment header fits before slot 0's cells");
@@ -1176,9 +1180,9 @@ inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
 
 size_t ClassOfAligned(size_t bytes, size_t alignment, bool* natural) {
   // A class whose cells are all aligned: size a multiple of the alignment
-  // (cells start at an 8 KiB boundary at least).
+  // (cells start at a 16 KiB boundary at least).
   *natural = false;
-  if (alignment <= 8192) {
+  if (alignment <= kSegmentHeaderBytes) {
     for (int c = ClassOf(bytes < alignment ? alignment : bytes);
          c < kNumClasses; ++c) {
       if (ClassSize(c) % alignment == 0) {
@@ -1344,6 +1348,12 @@ void* Reallocate(void* ptr, size_t bytes) {
     usable = e->map_bytes - (a - reinterpret_cast<uintptr_t>(e->base));
     if (bytes <= usable && bytes >= usable / 2) {
       pthread_mutex_unlock(&g_huge_lock);
+      Heap* h = tls_heap;
+      if (h != nullptr) {
+        h->reallocations.store(
+            h->reallocations.load(std::memory_order_relaxed) + 1,
+            std::memory_order_relaxed);
+      }
       return ptr;
     }
     if (bytes > kMaxClassSize && reinterpret_cast<char*>(a) == e->base &&
@@ -1381,7 +1391,13 @@ void* Reallocate(void* ptr, size_t bytes) {
   Free(ptr);
   Heap* h = tls_heap;
   if (h != nullptr) {
+    // A moving reallocation is one reallocation, not an allocation and a
+    // free (AllocatorStats): take back what Allocate and Free counted.
     h->reallocations.store(h->reallocations.load(std::memory_order_relaxed) + 1,
+                           std::memory_order_relaxed);
+    h->allocations.store(h->allocations.load(std::memory_order_relaxed) - 1,
+                         std::memory_order_relaxed);
+    h->deallocations.store(h->deallocations.load(std::memory_order_relaxed) - 1,
                            std::memory_order_relaxed);
   }
   return fresh;
