@@ -111,6 +111,9 @@ absl::Status TesseraMalloc::CheckAllHeaps() const {
 }
 
 size_t TesseraMalloc::UsableSize(const void* ptr) { return mi::UsableSize(ptr); }
+bool TesseraMalloc::FreesInteriorPointers(const void* ptr) {
+  return mi::FreesInteriorPointers(ptr);
+}
 void TesseraMalloc::Collect(bool force) { mi::Collect(force); }
 void TesseraMalloc::SetPurgeDelayMs(uint32_t ms) { mi::SetPurgeDelayMs(ms); }
 

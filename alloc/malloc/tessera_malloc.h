@@ -135,6 +135,10 @@ class TesseraMalloc final : public Allocator {
 
   // Usable bytes of a live block (malloc_usable_size).
   static size_t UsableSize(const void* ptr);
+  // Whether freeing an address inside the live block at `ptr` frees it
+  // instead of being reported: true where the block's page also served an
+  // aligned request carved out of a larger cell (see "Bad input").
+  static bool FreesInteriorPointers(const void* ptr);
 
   // Takes the calling thread's cross-thread frees, returns empty pages and
   // segments to the OS, collects abandoned heaps; `force` also purges what

@@ -58,8 +58,8 @@ class Harness {
     switch (in_.ConsumeIntegralInRange<int>(0, 3)) {
       case 0: return in_.ConsumeIntegralInRange<size_t>(0, 256);
       case 1: return in_.ConsumeIntegralInRange<size_t>(0, 16384);
-      case 2: return in_.ConsumeIntegralInRange<size_t>(0, 300000);
-      default: return in_.ConsumeIntegralInRange<size_t>(0, size_t{3} << 20);
+      case 2: return in_.ConsumeIntegralInRange<size_t>(0, 70000);
+      default: return in_.ConsumeIntegralInRange<size_t>(0, size_t{640} << 10);
     }
   }
 
@@ -84,7 +84,6 @@ class Harness {
       case Op::kAllocateZeroed: Allocate(true, false, 16); break;
       case Op::kAllocateChecked: Allocate(in_.ConsumeBool(), true, 16); break;
       case Op::kAllocateAligned:
-        aligned_ = true;
         Allocate(false, false, size_t{32} << in_.ConsumeIntegralInRange<int>(0, 12));
         break;
       case Op::kDeallocate:
@@ -135,10 +134,12 @@ class Harness {
       }
       case Op::kInterior: {
         // Pages that served an aligned request free any address inside a
-        // block (memalign + free), so only before the first one.
-        if (shadow_.empty() || aligned_) break;
+        // block (memalign + free): those are not misuse there.
+        if (shadow_.empty()) break;
         const ShadowHeap::Block& block = shadow_.blocks()[PickLive(in_, shadow_)];
-        if (block.bytes < 32) break;
+        if (block.bytes < 32 || TesseraMalloc::FreesInteriorPointers(block.ptr)) {
+          break;
+        }
         void* inside = static_cast<char*>(block.ptr) + 16;
         const int mark = violations_.Mark();
         m_.Deallocate(inside, 16);
@@ -205,7 +206,6 @@ class Harness {
   ShadowHeap shadow_;
   ExpectedViolations violations_;
   uint64_t allocations_ = 0, deallocations_ = 0, reallocations_ = 0;
-  bool aligned_ = false;
 };
 
 }  // namespace

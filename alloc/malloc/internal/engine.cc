@@ -1319,6 +1319,13 @@ bool Owns(const void* ptr) {
   return HugeUsable(ptr) != 0;
 }
 
+bool FreesInteriorPointers(const void* ptr) {
+  Segment* s = SegmentOf(ptr);
+  if (!IsSegment(reinterpret_cast<uintptr_t>(s))) return false;
+  Page* p = PageAt(s, reinterpret_cast<uintptr_t>(ptr));
+  return p != nullptr && HasAligned(p);
+}
+
 void* Reallocate(void* ptr, size_t bytes) {
   if (ptr == nullptr) return Allocate(bytes);
   Segment* s = SegmentOf(ptr);

@@ -47,6 +47,10 @@ size_t UsableSize(const void* ptr);
 // Whether `ptr` is the start of a live block of the engine (false for a
 // pointer the engine never handed out, an interior pointer, a freed cell).
 bool Owns(const void* ptr);
+// Whether a free of an address inside the live block at `ptr` frees that
+// block rather than being reported (true in pages that served an aligned
+// request by carving it out of a larger cell: memalign + free).
+bool FreesInteriorPointers(const void* ptr);
 
 // Counters summed over every heap. Exact when no call is in flight.
 struct EngineStats {
