@@ -36,6 +36,7 @@
 #include "tensor/dtype.h"
 #include "tensor/kernels/binary.h"
 #include "tensor/kernels/internal/bits_to_bytes.h"
+#include "tensor/kernels/internal/row_drivers-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera {
@@ -76,18 +77,30 @@ using WrapType = std::conditional_t<(sizeof(T) < 4), uint32_t,
 template <typename T>
 constexpr bool kIsFloat = std::is_floating_point<T>::value;
 
-struct AddOp {
+// An op whose vector form serves every lane type (most of them); an op that
+// has no vector form for some lanes defines its own kVector.
+struct AllLanesVector {
   template <typename T>
   static constexpr bool kVector = true;
+};
+
+// a f b in T: floats directly, integers in WrapType so that overflow wraps
+// (NumPy's) instead of being undefined or promoted to int.
+template <typename T, class F>
+HWY_INLINE T Wrapping(T a, T b, F f) {
+  if constexpr (kIsFloat<T>) {
+    return f(a, b);
+  } else {
+    using W = WrapType<T>;
+    return static_cast<T>(static_cast<W>(f(static_cast<W>(a),
+                                           static_cast<W>(b))));
+  }
+}
+
+struct AddOp : AllLanesVector {
   template <typename T>
   static T Scalar(T a, T b) {
-    if constexpr (kIsFloat<T>) {
-      return a + b;
-    } else {
-      using W = WrapType<T>;
-      return static_cast<T>(static_cast<W>(static_cast<W>(a) +
-                                           static_cast<W>(b)));
-    }
+    return Wrapping(a, b, [](auto x, auto y) { return x + y; });
   }
   template <class D, class V>
   static V Vector(D, V a, V b) {
@@ -95,18 +108,10 @@ struct AddOp {
   }
 };
 
-struct SubtractOp {
-  template <typename T>
-  static constexpr bool kVector = true;
+struct SubtractOp : AllLanesVector {
   template <typename T>
   static T Scalar(T a, T b) {
-    if constexpr (kIsFloat<T>) {
-      return a - b;
-    } else {
-      using W = WrapType<T>;
-      return static_cast<T>(static_cast<W>(static_cast<W>(a) -
-                                           static_cast<W>(b)));
-    }
+    return Wrapping(a, b, [](auto x, auto y) { return x - y; });
   }
   template <class D, class V>
   static V Vector(D, V a, V b) {
@@ -122,13 +127,7 @@ struct MultiplyOp {
       kIsFloat<T> || sizeof(T) == 2 || sizeof(T) == 4;
   template <typename T>
   static T Scalar(T a, T b) {
-    if constexpr (kIsFloat<T>) {
-      return a * b;
-    } else {
-      using W = WrapType<T>;
-      return static_cast<T>(static_cast<W>(static_cast<W>(a) *
-                                           static_cast<W>(b)));
-    }
+    return Wrapping(a, b, [](auto x, auto y) { return x * y; });
   }
   template <class D, class V>
   static V Vector(D, V a, V b) {
@@ -149,94 +148,53 @@ struct DivideOp {
   }
 };
 
-struct MaximumOp {
-  template <typename T>
-  static constexpr bool kVector = true;
+// np.maximum/np.minimum (kNaNWins: a NaN operand is the result) and
+// np.fmax/np.fmin (a NaN operand gives the other one; NaN only when both
+// are, as C's fmax/fmin). x86 max/min return their second operand when
+// either is NaN, so the vector form selects NaN lanes explicitly.
+template <bool kMax, bool kNaNWins>
+struct ExtremumOp : AllLanesVector {
   template <typename T>
   static T Scalar(T a, T b) {
     if constexpr (kIsFloat<T>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
+      if (std::isnan(a)) return kNaNWins ? a : b;
+      if (std::isnan(b)) return kNaNWins ? b : a;
     }
-    return a > b ? a : b;
+    if constexpr (kMax) {
+      return a > b ? a : b;
+    } else {
+      return a < b ? a : b;
+    }
   }
   template <class D, class V>
   static V Vector(D d, V a, V b) {
-    V m = hn::Max(a, b);
+    V m = MaxOrMin(a, b);
     if constexpr (kIsFloat<hn::TFromD<D>>) {
-      m = hn::IfThenElse(hn::IsNaN(b), b, m);
-      m = hn::IfThenElse(hn::IsNaN(a), a, m);
+      if constexpr (kNaNWins) {
+        m = hn::IfThenElse(hn::IsNaN(b), b, m);
+        m = hn::IfThenElse(hn::IsNaN(a), a, m);
+      } else {
+        m = hn::IfThenElse(hn::IsNaN(a), b, m);
+        m = hn::IfThenElse(hn::IsNaN(b), a, m);
+      }
     }
     return m;
   }
-};
 
-struct MinimumOp {
-  template <typename T>
-  static constexpr bool kVector = true;
-  template <typename T>
-  static T Scalar(T a, T b) {
-    if constexpr (kIsFloat<T>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
+ private:
+  template <class V>
+  static V MaxOrMin(V a, V b) {
+    if constexpr (kMax) {
+      return hn::Max(a, b);
+    } else {
+      return hn::Min(a, b);
     }
-    return a < b ? a : b;
-  }
-  template <class D, class V>
-  static V Vector(D d, V a, V b) {
-    V m = hn::Min(a, b);
-    if constexpr (kIsFloat<hn::TFromD<D>>) {
-      m = hn::IfThenElse(hn::IsNaN(b), b, m);
-      m = hn::IfThenElse(hn::IsNaN(a), a, m);
-    }
-    return m;
   }
 };
-
-// np.fmax/np.fmin: NaN only when both operands are NaN (C's fmax/fmin).
-struct FmaxOp {
-  template <typename T>
-  static constexpr bool kVector = true;
-  template <typename T>
-  static T Scalar(T a, T b) {
-    if constexpr (kIsFloat<T>) {
-      if (std::isnan(a)) return b;
-      if (std::isnan(b)) return a;
-    }
-    return a > b ? a : b;
-  }
-  template <class D, class V>
-  static V Vector(D d, V a, V b) {
-    V m = hn::Max(a, b);
-    if constexpr (kIsFloat<hn::TFromD<D>>) {
-      m = hn::IfThenElse(hn::IsNaN(a), b, m);
-      m = hn::IfThenElse(hn::IsNaN(b), a, m);
-    }
-    return m;
-  }
-};
-
-struct FminOp {
-  template <typename T>
-  static constexpr bool kVector = true;
-  template <typename T>
-  static T Scalar(T a, T b) {
-    if constexpr (kIsFloat<T>) {
-      if (std::isnan(a)) return b;
-      if (std::isnan(b)) return a;
-    }
-    return a < b ? a : b;
-  }
-  template <class D, class V>
-  static V Vector(D d, V a, V b) {
-    V m = hn::Min(a, b);
-    if constexpr (kIsFloat<hn::TFromD<D>>) {
-      m = hn::IfThenElse(hn::IsNaN(a), b, m);
-      m = hn::IfThenElse(hn::IsNaN(b), a, m);
-    }
-    return m;
-  }
-};
+using MaximumOp = ExtremumOp</*kMax=*/true, /*kNaNWins=*/true>;
+using MinimumOp = ExtremumOp</*kMax=*/false, /*kNaNWins=*/true>;
+using FmaxOp = ExtremumOp</*kMax=*/true, /*kNaNWins=*/false>;
+using FminOp = ExtremumOp</*kMax=*/false, /*kNaNWins=*/false>;
 
 // ---- floor_divide and remainder ----
 //
@@ -510,44 +468,34 @@ struct PowerOp : IntegerOnlyOp {
   }
 };
 
-struct BitwiseAndOp : IntegerOnlyOp {
-  template <typename T>
-  static constexpr bool kVector = true;
-  template <typename T>
-  static T Scalar(T a, T b) {
-    return static_cast<T>(a & b);
-  }
-  template <class D, class V>
-  static V Vector(D, V a, V b) {
-    return hn::And(a, b);
-  }
-};
+enum class Bitwise { kAnd, kOr, kXor };
 
-struct BitwiseOrOp : IntegerOnlyOp {
-  template <typename T>
-  static constexpr bool kVector = true;
+template <Bitwise kWhich>
+struct BitwiseOp : IntegerOnlyOp, AllLanesVector {
   template <typename T>
   static T Scalar(T a, T b) {
-    return static_cast<T>(a | b);
+    if constexpr (kWhich == Bitwise::kAnd) {
+      return static_cast<T>(a & b);
+    } else if constexpr (kWhich == Bitwise::kOr) {
+      return static_cast<T>(a | b);
+    } else {
+      return static_cast<T>(a ^ b);
+    }
   }
   template <class D, class V>
   static V Vector(D, V a, V b) {
-    return hn::Or(a, b);
+    if constexpr (kWhich == Bitwise::kAnd) {
+      return hn::And(a, b);
+    } else if constexpr (kWhich == Bitwise::kOr) {
+      return hn::Or(a, b);
+    } else {
+      return hn::Xor(a, b);
+    }
   }
 };
-
-struct BitwiseXorOp : IntegerOnlyOp {
-  template <typename T>
-  static constexpr bool kVector = true;
-  template <typename T>
-  static T Scalar(T a, T b) {
-    return static_cast<T>(a ^ b);
-  }
-  template <class D, class V>
-  static V Vector(D, V a, V b) {
-    return hn::Xor(a, b);
-  }
-};
+using BitwiseAndOp = BitwiseOp<Bitwise::kAnd>;
+using BitwiseOrOp = BitwiseOp<Bitwise::kOr>;
+using BitwiseXorOp = BitwiseOp<Bitwise::kXor>;
 
 // out[i] = a[i] op b[i] for contiguous arrays; `out` may equal `a` or `b`.
 //
@@ -625,37 +573,23 @@ HWY_NOINLINE void BinaryWithScalar(const T* a, T s, T* out, size_t n) {
 template <class Op, typename T>
 void BinaryRowT(const char* a, int64_t sa, const char* b, int64_t sb,
                 char* out, int64_t so, int64_t n) {
-  constexpr int64_t kSize = sizeof(T);
   const size_t count = static_cast<size_t>(n);
-  // Typed pointers only when the addresses are aligned for T; FromBuffer may
-  // wrap odd addresses, which take the generic path.
-  const bool aligned = ((reinterpret_cast<uintptr_t>(a) |
-                         reinterpret_cast<uintptr_t>(b) |
-                         reinterpret_cast<uintptr_t>(out)) %
-                        alignof(T)) == 0;
-  if (aligned && so == kSize) {
-    T* o = reinterpret_cast<T*>(out);
-    if (sa == kSize && sb == kSize) {
-      BinaryContiguous<Op, T>(reinterpret_cast<const T*>(a),
-                              reinterpret_cast<const T*>(b), o, count);
-      return;
-    }
-    if (sa == kSize && sb == 0) {
-      BinaryWithScalar<Op, T, true>(reinterpret_cast<const T*>(a),
-                                    LoadScalar<T>(b), o, count);
-      return;
-    }
-    if (sa == 0 && sb == kSize) {
-      BinaryWithScalar<Op, T, false>(reinterpret_cast<const T*>(b),
-                                     LoadScalar<T>(a), o, count);
-      return;
-    }
+  const T* ta = reinterpret_cast<const T*>(a);
+  const T* tb = reinterpret_cast<const T*>(b);
+  T* o = reinterpret_cast<T*>(out);
+  switch (row::ChoosePath<T>(a, sa, b, sb, row::UnitOutput<T>(out, so))) {
+    case row::Path::kContiguous:
+      return BinaryContiguous<Op, T>(ta, tb, o, count);
+    case row::Path::kScalarRight:
+      return BinaryWithScalar<Op, T, true>(ta, LoadScalar<T>(b), o, count);
+    case row::Path::kScalarLeft:
+      return BinaryWithScalar<Op, T, false>(tb, LoadScalar<T>(a), o, count);
+    case row::Path::kStrided:
+      break;
   }
-  for (int64_t i = 0; i < n; ++i) {
-    StoreScalar<T>(Op::template Scalar<T>(LoadScalar<T>(a + i * sa),
-                                          LoadScalar<T>(b + i * sb)),
-                   out + i * so);
-  }
+  row::StridedRow<T, T>(a, sa, b, sb, out, so, n, [](T x, T y) {
+    return Op::template Scalar<T>(x, y);
+  });
 }
 
 // ---- Comparisons: T inputs, bool (one byte 0/1) output ----
@@ -724,56 +658,42 @@ template <class Cmp, typename T, bool kScalarB, bool kSwapped>
 HWY_NOINLINE void CompareContiguous(const T* a, const T* b, uint8_t* out,
                                     size_t n) {
   const hn::ScalableTag<T> d;
-  const size_t N = hn::Lanes(d);
-  uint8_t bits[HWY_MAX_BYTES / 8 + 8] = {};
-  size_t i = 0;
-  auto compare = [](T x, T y) {
-    return kSwapped ? Cmp::template Scalar<T>(y, x)
-                    : Cmp::template Scalar<T>(x, y);
-  };
-  if (n >= N) {
-    const auto vs = hn::Set(d, b[0]);
-    for (; i <= n - N; i += N) {
-      const auto va = hn::LoadU(d, a + i);
-      const auto vb = kScalarB ? vs : hn::LoadU(d, b + i);
-      const auto mask = kSwapped ? Cmp::Mask(vb, va) : Cmp::Mask(va, vb);
-      hn::StoreMaskBits(d, mask, bits);
-      internal::SpreadMaskBits(bits, N, out + i);
-    }
-  }
-  for (; i < n; ++i) {
-    out[i] = compare(a[i], kScalarB ? b[0] : b[i]) ? 1 : 0;
-  }
+  // b[0] only when there is an element to read (n may be 0).
+  const auto vs = hn::Set(d, n >= hn::Lanes(d) ? b[0] : T());
+  row::MaskRowToBool<T>(
+      n, out,
+      [&](auto dv, size_t i) {
+        const auto va = hn::LoadU(dv, a + i);
+        const auto vb = kScalarB ? vs : hn::LoadU(dv, b + i);
+        return kSwapped ? Cmp::Mask(vb, va) : Cmp::Mask(va, vb);
+      },
+      [&](size_t i) {
+        const T y = kScalarB ? b[0] : b[i];
+        return kSwapped ? Cmp::template Scalar<T>(y, a[i])
+                        : Cmp::template Scalar<T>(a[i], y);
+      });
 }
 
 template <class Cmp, typename T>
 void CompareRowT(const char* a, int64_t sa, const char* b, int64_t sb,
                  char* out, int64_t so, int64_t n) {
-  constexpr int64_t kSize = sizeof(T);
   const size_t count = static_cast<size_t>(n);
-  const bool aligned = ((reinterpret_cast<uintptr_t>(a) |
-                         reinterpret_cast<uintptr_t>(b)) %
-                        alignof(T)) == 0;
+  const T* ta = reinterpret_cast<const T*>(a);
+  const T* tb = reinterpret_cast<const T*>(b);
   uint8_t* o = reinterpret_cast<uint8_t*>(out);
-  if (aligned && so == 1) {
-    const T* ta = reinterpret_cast<const T*>(a);
-    const T* tb = reinterpret_cast<const T*>(b);
-    if (sa == kSize && sb == kSize) {
+  switch (row::ChoosePath<T>(a, sa, b, sb, so == 1)) {
+    case row::Path::kContiguous:
       return CompareContiguous<Cmp, T, false, false>(ta, tb, o, count);
-    }
-    if (sa == kSize && sb == 0) {
+    case row::Path::kScalarRight:
       return CompareContiguous<Cmp, T, true, false>(ta, tb, o, count);
-    }
-    if (sa == 0 && sb == kSize) {
+    case row::Path::kScalarLeft:
       return CompareContiguous<Cmp, T, true, true>(tb, ta, o, count);
-    }
+    case row::Path::kStrided:
+      break;
   }
-  for (int64_t i = 0; i < n; ++i) {
-    out[i * so] = Cmp::template Scalar<T>(LoadScalar<T>(a + i * sa),
-                                          LoadScalar<T>(b + i * sb))
-                      ? 1
-                      : 0;
-  }
+  row::StridedRow<T, uint8_t>(a, sa, b, sb, out, so, n, [](T x, T y) {
+    return static_cast<uint8_t>(Cmp::template Scalar<T>(x, y) ? 1 : 0);
+  });
 }
 
 }  // namespace HWY_NAMESPACE

@@ -33,6 +33,7 @@
 #include "hwy/highway.h"
 #include "tensor/dtype.h"
 #include "tensor/kernels/internal/bits_to_bytes.h"
+#include "tensor/kernels/internal/row_drivers-inl.h"
 #include "tensor/kernels/unary.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -60,9 +61,13 @@ struct NoRange {
   static constexpr bool kChecksRange = false;
 };
 
-struct NegativeOp : NoRange {
+// Ops whose vector form serves every lane type they are instantiated for.
+struct UnaryAllLanes {
   template <typename T>
   static constexpr bool kVector = true;
+};
+
+struct NegativeOp : NoRange, UnaryAllLanes {
   template <typename T>
   static T Scalar(T x) {
     if constexpr (kUnaryIsFloat<T>) {
@@ -162,9 +167,7 @@ struct SquareOp : NoRange {
 };
 
 // Float-only exact functions.
-struct SqrtOp : NoRange {
-  template <typename T>
-  static constexpr bool kVector = true;
+struct SqrtOp : NoRange, UnaryAllLanes {
   template <typename T>
   static T Scalar(T x) {
     return std::sqrt(x);
@@ -175,42 +178,34 @@ struct SqrtOp : NoRange {
   }
 };
 
-struct FloorOp : NoRange {
-  template <typename T>
-  static constexpr bool kVector = true;
+// np.floor (kFloor) and np.ceil.
+template <bool kFloor>
+struct RoundOp : NoRange, UnaryAllLanes {
   template <typename T>
   static T Scalar(T x) {
-    return std::floor(x);
+    return kFloor ? std::floor(x) : std::ceil(x);
   }
   template <class D, class V>
   static V Vector(D, V x) {
     // The result has x's sign (floor(-0.0) and ceil(-0.5) are -0.0); the
     // emulated rounding of targets without roundps loses it.
-    return hn::CopySign(hn::Floor(x), x);
+    if constexpr (kFloor) {
+      return hn::CopySign(hn::Floor(x), x);
+    } else {
+      return hn::CopySign(hn::Ceil(x), x);
+    }
   }
 };
-
-struct CeilOp : NoRange {
-  template <typename T>
-  static constexpr bool kVector = true;
-  template <typename T>
-  static T Scalar(T x) {
-    return std::ceil(x);
-  }
-  template <class D, class V>
-  static V Vector(D, V x) {
-    // The result has x's sign (floor(-0.0) and ceil(-0.5) are -0.0); the
-    // emulated rounding of targets without roundps loses it.
-    return hn::CopySign(hn::Ceil(x), x);
-  }
-};
+using FloorOp = RoundOp</*kFloor=*/true>;
+using CeilOp = RoundOp</*kFloor=*/false>;
 
 // contrib/math functions: `InRange` is the domain Highway documents for
-// them, written so that NaN fails it.
-struct ExpOp {
+// them, written so that NaN fails it; a vector with a lane outside it takes
+// the scalar form for all its lanes (UnaryContiguous).
+struct ChecksRange : UnaryAllLanes {
   static constexpr bool kChecksRange = true;
-  template <typename T>
-  static constexpr bool kVector = true;
+};
+struct ExpOp : ChecksRange {
   template <typename T>
   static T Scalar(T x) {
     return std::exp(x);
@@ -228,10 +223,7 @@ struct ExpOp {
   }
 };
 
-struct LogOp {
-  static constexpr bool kChecksRange = true;
-  template <typename T>
-  static constexpr bool kVector = true;
+struct LogOp : ChecksRange {
   template <typename T>
   static T Scalar(T x) {
     return std::log(x);
@@ -248,10 +240,7 @@ struct LogOp {
   }
 };
 
-struct SinOp {
-  static constexpr bool kChecksRange = true;
-  template <typename T>
-  static constexpr bool kVector = true;
+struct SinOp : ChecksRange {
   template <typename T>
   static T Scalar(T x) {
     return std::sin(x);
@@ -266,10 +255,7 @@ struct SinOp {
   }
 };
 
-struct CosOp {
-  static constexpr bool kChecksRange = true;
-  template <typename T>
-  static constexpr bool kVector = true;
+struct CosOp : ChecksRange {
   template <typename T>
   static T Scalar(T x) {
     return std::cos(x);
@@ -313,10 +299,7 @@ HWY_INLINE V TanhRational(D d, V x) {
   return hn::CopySign(r, x);  // -0.0 stays -0.0
 }
 
-struct TanhOp {
-  static constexpr bool kChecksRange = true;
-  template <typename T>
-  static constexpr bool kVector = true;
+struct TanhOp : ChecksRange {
   template <typename T>
   static T Scalar(T x) {
     return std::tanh(x);
@@ -373,50 +356,37 @@ void UnaryRowT(const char* in, int64_t si, char* out, int64_t so, int64_t n) {
                            reinterpret_cast<T*>(out), static_cast<size_t>(n));
     return;
   }
-  for (int64_t i = 0; i < n; ++i) {
-    T v;
-    std::memcpy(&v, in + i * si, sizeof(T));
-    v = Op::template Scalar<T>(v);
-    std::memcpy(out + i * so, &v, sizeof(T));
-  }
+  row::StridedRow<T, T>(in, si, out, so, n,
+                        [](T x) { return Op::template Scalar<T>(x); });
 }
 
-// isnan / isfinite / logical_not of contiguous floats into bool bytes: the
-// mask of each vector spread to 0/1 bytes (internal/bits_to_bytes.h). The
-// predicate is a template parameter so that the loop holds only its own
-// compare.
-template <UnaryOp kOp, typename T>
+// isnan / isfinite / logical_not of floats: a scalar form and a mask form,
+// run over contiguous floats into bool bytes by row::MaskRowToBool.
+struct IsNanPred {
+  template <typename T>
+  static bool Scalar(T x) { return std::isnan(x); }
+  template <class D, class V>
+  static auto Mask(D, V x) { return hn::IsNaN(x); }
+};
+struct IsFinitePred {
+  template <typename T>
+  static bool Scalar(T x) { return std::isfinite(x); }
+  template <class D, class V>
+  static auto Mask(D, V x) { return hn::IsFinite(x); }
+};
+struct LogicalNotPred {
+  template <typename T>
+  static bool Scalar(T x) { return x == T(0); }
+  template <class D, class V>
+  static auto Mask(D d, V x) { return hn::Eq(x, hn::Zero(d)); }
+};
+
+template <class Pred, typename T>
 HWY_NOINLINE void FloatPredicateContiguous(const T* in, uint8_t* out,
                                            size_t n) {
-  const hn::ScalableTag<T> d;
-  const size_t N = hn::Lanes(d);
-  uint8_t bits[HWY_MAX_BYTES / 8 + 8];
-  size_t i = 0;
-  if (n >= N) {
-    for (; i <= n - N; i += N) {
-      const auto v = hn::LoadU(d, in + i);
-      if constexpr (kOp == UnaryOp::kIsNan) {
-        hn::StoreMaskBits(d, hn::IsNaN(v), bits);
-      } else if constexpr (kOp == UnaryOp::kIsFinite) {
-        hn::StoreMaskBits(d, hn::IsFinite(v), bits);
-      } else {
-        hn::StoreMaskBits(d, hn::Eq(v, hn::Zero(d)), bits);
-      }
-      internal::SpreadMaskBits(bits, N, out + i);
-    }
-  }
-  for (; i < n; ++i) {
-    const T v = in[i];
-    bool r;
-    if constexpr (kOp == UnaryOp::kIsNan) {
-      r = std::isnan(v);
-    } else if constexpr (kOp == UnaryOp::kIsFinite) {
-      r = std::isfinite(v);
-    } else {
-      r = v == T(0);
-    }
-    out[i] = r ? 1 : 0;
-  }
+  row::MaskRowToBool<T>(
+      n, out, [&](auto d, size_t i) { return Pred::Mask(d, hn::LoadU(d, in + i)); },
+      [&](size_t i) { return Pred::template Scalar<T>(in[i]); });
 }
 
 // FloatPredicateContiguous for a predicate `op` and a float `dtype`.
@@ -424,11 +394,11 @@ template <typename T>
 void FloatPredicateTyped(UnaryOp op, const T* in, uint8_t* out, size_t n) {
   switch (op) {
     case UnaryOp::kIsNan:
-      return FloatPredicateContiguous<UnaryOp::kIsNan, T>(in, out, n);
+      return FloatPredicateContiguous<IsNanPred, T>(in, out, n);
     case UnaryOp::kIsFinite:
-      return FloatPredicateContiguous<UnaryOp::kIsFinite, T>(in, out, n);
+      return FloatPredicateContiguous<IsFinitePred, T>(in, out, n);
     default:
-      return FloatPredicateContiguous<UnaryOp::kLogicalNot, T>(in, out, n);
+      return FloatPredicateContiguous<LogicalNotPred, T>(in, out, n);
   }
 }
 
