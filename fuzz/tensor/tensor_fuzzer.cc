@@ -1262,7 +1262,9 @@ class Harness {
       int64_t inner = 1;
       for (int k = a + 1; k < ndim; ++k) inner *= shape[k];
       const int64_t n = shape[a];
-      const int64_t outer = n == 0 ? 0 : Count(shape) / (n * inner);
+      // A zero-length axis after `a` makes inner 0: no lanes, not a division.
+      const int64_t outer =
+          n == 0 || inner == 0 ? 0 : Count(shape) / (n * inner);
       RefArray r = x.ref;
       if (arg) r.dtype = DType::kInt64;
       std::vector<int64_t> lane(static_cast<size_t>(n));
