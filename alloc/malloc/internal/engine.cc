@@ -181,6 +181,13 @@ uint64_t NowMs() {
          static_cast<uint64_t>(ts.tv_nsec) / 1000000;
 }
 
+// Adds `delta` to a counter only its owner thread writes: a relaxed load and
+// store (plain moves on x86), not a locked read-modify-write.
+inline void OwnerAdd(std::atomic<uint64_t>& counter, uint64_t delta) {
+  counter.store(counter.load(std::memory_order_relaxed) + delta,
+                std::memory_order_relaxed);
+}
+
 inline uintptr_t FreeCanary(const void* cell) {
   return reinterpret_cast<uintptr_t>(cell) ^ g_secret;
 }
@@ -644,11 +651,8 @@ void* AllocateSlow(Heap* h, int c) {
 }
 
 inline void CountAllocation(Heap* h, size_t bytes) {
-  h->allocations.store(h->allocations.load(std::memory_order_relaxed) + 1,
-                       std::memory_order_relaxed);
-  h->bytes_allocated.store(
-      h->bytes_allocated.load(std::memory_order_relaxed) + bytes,
-      std::memory_order_relaxed);
+  OwnerAdd(h->allocations, 1);
+  OwnerAdd(h->bytes_allocated, bytes);
 }
 
 inline void CountFree(Heap* h, size_t bytes) {
@@ -657,10 +661,8 @@ inline void CountFree(Heap* h, size_t bytes) {
     g_orphan_bytes_freed.fetch_add(bytes, std::memory_order_relaxed);
     return;
   }
-  h->deallocations.store(h->deallocations.load(std::memory_order_relaxed) + 1,
-                         std::memory_order_relaxed);
-  h->bytes_freed.store(h->bytes_freed.load(std::memory_order_relaxed) + bytes,
-                       std::memory_order_relaxed);
+  OwnerAdd(h->deallocations, 1);
+  OwnerAdd(h->bytes_freed, bytes);
 }
 
 void* Fail() {
@@ -1116,8 +1118,7 @@ TM_NOINLINE void RemoteFree(Page* p, Cell* cell) {
   }
   Heap* me = tls_heap;
   if (me != nullptr) {
-    me->remote_frees.store(me->remote_frees.load(std::memory_order_relaxed) + 1,
-                           std::memory_order_relaxed);
+    OwnerAdd(me->remote_frees, 1);
   } else {
     g_orphan_remote_frees.fetch_add(1, std::memory_order_relaxed);
   }
@@ -1338,8 +1339,7 @@ void* Reallocate(void* ptr, size_t bytes) {
     if (bytes <= usable && (bytes >= usable / 2 || usable <= 16)) {
       Heap* h = tls_heap;
       if (h != nullptr) {
-        h->reallocations.store(h->reallocations.load(std::memory_order_relaxed) + 1,
-                               std::memory_order_relaxed);
+        OwnerAdd(h->reallocations, 1);
       }
       return ptr;
     }
@@ -1357,9 +1357,7 @@ void* Reallocate(void* ptr, size_t bytes) {
       pthread_mutex_unlock(&g_huge_lock);
       Heap* h = tls_heap;
       if (h != nullptr) {
-        h->reallocations.store(
-            h->reallocations.load(std::memory_order_relaxed) + 1,
-            std::memory_order_relaxed);
+        OwnerAdd(h->reallocations, 1);
       }
       return ptr;
     }
@@ -1377,15 +1375,9 @@ void* Reallocate(void* ptr, size_t bytes) {
         pthread_mutex_unlock(&g_huge_lock);
         Heap* h = tls_heap;
         if (h != nullptr) {
-          h->bytes_allocated.store(
-              h->bytes_allocated.load(std::memory_order_relaxed) + new_map,
-              std::memory_order_relaxed);
-          h->bytes_freed.store(
-              h->bytes_freed.load(std::memory_order_relaxed) + old_map,
-              std::memory_order_relaxed);
-          h->reallocations.store(
-              h->reallocations.load(std::memory_order_relaxed) + 1,
-              std::memory_order_relaxed);
+          OwnerAdd(h->bytes_allocated, new_map);
+          OwnerAdd(h->bytes_freed, old_map);
+          OwnerAdd(h->reallocations, 1);
         }
         return moved;
       }
@@ -1400,12 +1392,9 @@ void* Reallocate(void* ptr, size_t bytes) {
   if (h != nullptr) {
     // A moving reallocation is one reallocation, not an allocation and a
     // free (AllocatorStats): take back what Allocate and Free counted.
-    h->reallocations.store(h->reallocations.load(std::memory_order_relaxed) + 1,
-                           std::memory_order_relaxed);
-    h->allocations.store(h->allocations.load(std::memory_order_relaxed) - 1,
-                         std::memory_order_relaxed);
-    h->deallocations.store(h->deallocations.load(std::memory_order_relaxed) - 1,
-                           std::memory_order_relaxed);
+    OwnerAdd(h->reallocations, 1);
+    OwnerAdd(h->allocations, uint64_t(0) - 1);
+    OwnerAdd(h->deallocations, uint64_t(0) - 1);
   }
   return fresh;
 }
