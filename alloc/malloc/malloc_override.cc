@@ -21,6 +21,9 @@
 
 namespace mi = tessera::malloc_internal;
 
+// The program's malloc keeps no per-call counters (see mi::Counting).
+constexpr mi::Counting kCounting = mi::Counting::kNone;
+
 namespace {
 
 inline bool IsPowerOfTwo(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
@@ -33,7 +36,7 @@ inline void* AlignedOrNull(size_t bytes, size_t alignment) {
     errno = ENOMEM;
     return nullptr;
   }
-  return mi::AllocateAligned(bytes, alignment);
+  return mi::AllocateAligned<kCounting>(bytes, alignment);
 }
 
 // fork() from a threaded program: hold every engine lock across the fork so
@@ -44,7 +47,7 @@ __attribute__((constructor)) void RegisterForkHandlers() {
 
 void* NewOrThrow(size_t bytes, size_t alignment) {
   for (;;) {
-    void* p = alignment <= 16 ? mi::Allocate(bytes)
+    void* p = alignment <= 16 ? mi::Allocate<kCounting>(bytes)
                               : AlignedOrNull(bytes, alignment);
     if (p != nullptr) return p;
     std::new_handler handler = std::get_new_handler();
@@ -71,9 +74,9 @@ extern "C" {
 // up with dlsym to know Tessera malloc is the process's malloc.
 TESSERA_EXPORT const char* tessera_malloc_version() { return "tessera_malloc 1"; }
 
-TESSERA_EXPORT void* malloc(size_t bytes) { return mi::Allocate(bytes); }
+TESSERA_EXPORT void* malloc(size_t bytes) { return mi::Allocate<kCounting>(bytes); }
 
-TESSERA_EXPORT void free(void* ptr) { mi::Free(ptr); }
+TESSERA_EXPORT void free(void* ptr) { mi::Free<kCounting>(ptr); }
 
 TESSERA_EXPORT void* calloc(size_t count, size_t size) {
   size_t bytes;
@@ -81,15 +84,15 @@ TESSERA_EXPORT void* calloc(size_t count, size_t size) {
     errno = ENOMEM;
     return nullptr;
   }
-  return mi::AllocateZeroed(bytes);
+  return mi::AllocateZeroed<kCounting>(bytes);
 }
 
 TESSERA_EXPORT void* realloc(void* ptr, size_t bytes) {
   if (ptr != nullptr && bytes == 0) {
-    mi::Free(ptr);
+    mi::Free<kCounting>(ptr);
     return nullptr;
   }
-  return mi::Reallocate(ptr, bytes);
+  return mi::Reallocate<kCounting>(ptr, bytes);
 }
 
 TESSERA_EXPORT void* reallocarray(void* ptr, size_t count, size_t size) {
@@ -146,12 +149,12 @@ TESSERA_EXPORT size_t malloc_usable_size(void* ptr) {
 
 // C23.
 TESSERA_EXPORT void free_sized(void* ptr, size_t bytes) {
-  mi::FreeSized(ptr, bytes, 16);
+  mi::FreeSized<kCounting>(ptr, bytes, 16);
 }
 
 TESSERA_EXPORT void free_aligned_sized(void* ptr, size_t alignment,
                                        size_t bytes) {
-  mi::FreeSized(ptr, bytes, alignment);
+  mi::FreeSized<kCounting>(ptr, bytes, alignment);
 }
 
 }  // extern "C"
@@ -181,39 +184,39 @@ TESSERA_EXPORT void* operator new[](size_t n, std::align_val_t a,
   return NewOrNull(n, static_cast<size_t>(a));
 }
 
-TESSERA_EXPORT void operator delete(void* p) noexcept { mi::Free(p); }
-TESSERA_EXPORT void operator delete[](void* p) noexcept { mi::Free(p); }
+TESSERA_EXPORT void operator delete(void* p) noexcept { mi::Free<kCounting>(p); }
+TESSERA_EXPORT void operator delete[](void* p) noexcept { mi::Free<kCounting>(p); }
 TESSERA_EXPORT void operator delete(void* p, const std::nothrow_t&) noexcept {
-  mi::Free(p);
+  mi::Free<kCounting>(p);
 }
 TESSERA_EXPORT void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  mi::Free(p);
+  mi::Free<kCounting>(p);
 }
 TESSERA_EXPORT void operator delete(void* p, size_t n) noexcept {
-  mi::FreeSized(p, n, 16);
+  mi::FreeSized<kCounting>(p, n, 16);
 }
 TESSERA_EXPORT void operator delete[](void* p, size_t n) noexcept {
-  mi::FreeSized(p, n, 16);
+  mi::FreeSized<kCounting>(p, n, 16);
 }
 TESSERA_EXPORT void operator delete(void* p, std::align_val_t a) noexcept {
-  mi::Free(p);
+  mi::Free<kCounting>(p);
 }
 TESSERA_EXPORT void operator delete[](void* p, std::align_val_t a) noexcept {
-  mi::Free(p);
+  mi::Free<kCounting>(p);
 }
 TESSERA_EXPORT void operator delete(void* p, size_t n,
                                     std::align_val_t a) noexcept {
-  mi::FreeSized(p, n, static_cast<size_t>(a));
+  mi::FreeSized<kCounting>(p, n, static_cast<size_t>(a));
 }
 TESSERA_EXPORT void operator delete[](void* p, size_t n,
                                       std::align_val_t a) noexcept {
-  mi::FreeSized(p, n, static_cast<size_t>(a));
+  mi::FreeSized<kCounting>(p, n, static_cast<size_t>(a));
 }
 TESSERA_EXPORT void operator delete(void* p, std::align_val_t a,
                                     const std::nothrow_t&) noexcept {
-  mi::Free(p);
+  mi::Free<kCounting>(p);
 }
 TESSERA_EXPORT void operator delete[](void* p, std::align_val_t a,
                                       const std::nothrow_t&) noexcept {
-  mi::Free(p);
+  mi::Free<kCounting>(p);
 }

@@ -12,6 +12,9 @@ namespace {
 
 namespace mi = malloc_internal;
 
+// The interface's AllocatorStats are exact (see mi::Counting).
+constexpr mi::Counting kCounting = mi::Counting::kExact;
+
 void ForwardViolation(mi::Violation violation, const void* ptr,
                       const char* detail) {
   ContractViolation kind = ContractViolation::kForeignPointer;
@@ -38,26 +41,26 @@ TesseraMalloc::TesseraMalloc() : Allocator("tessera_malloc") {
 }
 
 void* TesseraMalloc::DoAllocate(size_t bytes, size_t alignment) noexcept {
-  return alignment <= kDefaultAlignment ? mi::Allocate(bytes)
-                                        : mi::AllocateAligned(bytes, alignment);
+  return alignment <= kDefaultAlignment ? mi::Allocate<kCounting>(bytes)
+                                        : mi::AllocateAligned<kCounting>(bytes, alignment);
 }
 
 void* TesseraMalloc::DoAllocateZeroed(size_t bytes, size_t alignment) noexcept {
-  if (alignment <= kDefaultAlignment) return mi::AllocateZeroed(bytes);
-  void* p = mi::AllocateAligned(bytes, alignment);
+  if (alignment <= kDefaultAlignment) return mi::AllocateZeroed<kCounting>(bytes);
+  void* p = mi::AllocateAligned<kCounting>(bytes, alignment);
   if (p != nullptr) std::memset(p, 0, bytes);
   return p;
 }
 
 void* TesseraMalloc::DoReallocate(void* ptr, size_t old_bytes, size_t new_bytes,
                                   size_t alignment) noexcept {
-  if (alignment <= kDefaultAlignment) return mi::Reallocate(ptr, new_bytes);
+  if (alignment <= kDefaultAlignment) return mi::Reallocate<kCounting>(ptr, new_bytes);
   return Allocator::DoReallocate(ptr, old_bytes, new_bytes, alignment);
 }
 
 void TesseraMalloc::DoDeallocate(void* ptr, size_t bytes,
                                  size_t alignment) noexcept {
-  mi::FreeSized(ptr, bytes, alignment);
+  mi::FreeSized<kCounting>(ptr, bytes, alignment);
 }
 
 absl::Status TesseraMalloc::CheckOwnership(const void* ptr, size_t bytes,

@@ -469,13 +469,26 @@ int FindRun(const Segment* s, int slots) {
   return fallback;
 }
 
+void RetireEmptyPages(Heap* h, bool keep_one);
+
+// A run of free slots in the heap's segments, or nullptr.
+Segment* FindRunInHeap(Heap* h, int slots, int* slot) {
+  for (Segment* s = h->segments; s != nullptr; s = s->next) {
+    *slot = FindRun(s, slots);
+    if (*slot >= 0) return s;
+  }
+  return nullptr;
+}
+
 Page* NewPage(Heap* h, int c) {
   const int slots = SlotsPerPage(c);
-  Segment* s = h->segments;
   int slot = -1;
-  for (; s != nullptr; s = s->next) {
-    slot = FindRun(s, slots);
-    if (slot >= 0) break;
+  Segment* s = FindRunInHeap(h, slots, &slot);
+  if (s == nullptr) {
+    // Empty pages wait in their queues (see FreeInSegment): give them back
+    // before mapping a segment.
+    RetireEmptyPages(h, true);
+    s = FindRunInHeap(h, slots, &slot);
   }
   if (s == nullptr) {
     s = NewSegment(h);
@@ -604,9 +617,6 @@ bool DrainRemote(Heap* h) {
       FullRemove(h, p);
       BinPushBack(h, p);
     }
-    if (p->used == 0 && (p->prev != nullptr || p->next != nullptr)) {
-      RetirePage(h, p);
-    }
   }
   return any;
 }
@@ -672,24 +682,27 @@ void* Fail() {
 }
 
 // A cell of class `c` from heap `h` (owned by the caller).
+template <Counting C>
 TM_NOINLINE void* AllocateFromHeapSlow(Heap* h, int c) {
   Cell* cell = static_cast<Cell*>(AllocateSlow(h, c));
   if (cell == nullptr) return Fail();
-  CountAllocation(h, ClassSize(c));
+  if constexpr (C == Counting::kExact) CountAllocation(h, ClassSize(c));
   return cell;
 }
 
+template <Counting C>
 inline void* AllocateFromHeap(Heap* h, int c) {
   Page* p = h->bins[c];
   Cell* cell = p->free;
-  if (TM_UNLIKELY(cell == nullptr)) return AllocateFromHeapSlow(h, c);
+  if (TM_UNLIKELY(cell == nullptr)) return AllocateFromHeapSlow<C>(h, c);
   p->free = cell->next;
   ++p->used;
   cell->canary = 0;
-  CountAllocation(h, p->block_size);
+  if constexpr (C == Counting::kExact) CountAllocation(h, p->block_size);
   return cell;
 }
 
+template <Counting C>
 void* AllocateClassOrphan(int c) {
   pthread_mutex_lock(&g_orphan_lock);
   if (g_orphan_heap == nullptr) {
@@ -697,38 +710,46 @@ void* AllocateClassOrphan(int c) {
     g_orphan_heap = NewHeapLocked();
     pthread_mutex_unlock(&g_registry_lock);
   }
-  void* p = g_orphan_heap != nullptr ? AllocateFromHeap(g_orphan_heap, c)
+  void* p = g_orphan_heap != nullptr ? AllocateFromHeap<C>(g_orphan_heap, c)
                                      : Fail();
   pthread_mutex_unlock(&g_orphan_lock);
   return p;
 }
 
+template <Counting C>
 TM_NOINLINE void* AllocateClassSlow(int c) {
   Heap* h = tls_heap;
   if (h == nullptr) {
     h = AcquireHeap();
-    if (h == nullptr) return AllocateClassOrphan(c);
+    if (h == nullptr) return AllocateClassOrphan<C>(c);
   }
-  return AllocateFromHeap(h, c);
+  return AllocateFromHeap<C>(h, c);
 }
 
 // The fast path is a leaf: a TLS load, two dependent loads, three stores;
 // everything else (no heap yet, page exhausted) is out of line, so nothing
 // here needs a callee-saved register.
+template <Counting C>
 inline void* AllocateClass(int c) {
   Heap* h = tls_heap;
   if (TM_LIKELY(h != nullptr)) {
     Page* p = h->bins[c];
     Cell* cell = p->free;
-    if (TM_LIKELY(cell != nullptr)) {
-      p->free = cell->next;
-      ++p->used;
-      cell->canary = 0;
-      CountAllocation(h, p->block_size);
-      return cell;
+    if (TM_UNLIKELY(cell == nullptr)) {
+      // The owner's frees, back without the slow path: a page's cells
+      // circulate through `local_free` in batches of one carve (4 cells of
+      // 1 KiB), and a round trip took the slow path every 4th call.
+      cell = p->local_free;
+      if (cell == nullptr) return AllocateClassSlow<C>(c);
+      p->local_free = nullptr;
     }
+    p->free = cell->next;
+    ++p->used;
+    cell->canary = 0;
+    if constexpr (C == Counting::kExact) CountAllocation(h, p->block_size);
+    return cell;
   }
-  return AllocateClassSlow(c);
+  return AllocateClassSlow<C>(c);
 }
 
 // ---------------------------------------------------------------------------
@@ -1130,19 +1151,14 @@ TM_NOINLINE void FreeNotInSegment(void* ptr) {
          "was not allocated by tessera_malloc (or was already freed)");
 }
 
-// After a local free: the page was full, or is now empty.
+// After a local free into a full page: back into its class's queue.
 TM_NOINLINE void LocalFreeRare(Heap* h, Page* p) {
-  if (p->in_full) {
-    FullRemove(h, p);
-    BinPushBack(h, p);
-  }
-  if (p->used == 0 && (p->prev != nullptr || p->next != nullptr)) {
-    // Not the only page of its class: give it back.
-    RetirePage(h, p);
-  }
+  FullRemove(h, p);
+  BinPushBack(h, p);
 }
 
 // `expected_bytes`: the size a sized free names (SIZE_MAX: unknown).
+template <Counting C>
 inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
   Page* p = PageAt(s, a);
@@ -1167,16 +1183,18 @@ inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
   }
   cell->canary = FreeCanary(cell);
   Heap* h = tls_heap;
-  const size_t bs = p->block_size;
+  if constexpr (C == Counting::kExact) CountFree(h, p->block_size);
   if (TM_LIKELY(p->heap == h)) {
     cell->next = p->local_free;
     p->local_free = cell;
     --p->used;
-    if (TM_UNLIKELY(p->in_full | (p->used == 0))) LocalFreeRare(h, p);
-  } else {
-    RemoteFree(p, cell);
+    // A page that empties stays in its queue until MaybePurge, Collect or a
+    // NewPage that finds no room retires it: retiring at once made W1 (batches
+    // freed whole) unmap and re-carve its pages every batch.
+    if (TM_UNLIKELY(p->in_full)) return LocalFreeRare(h, p);
+    return;
   }
-  CountFree(h, bs);
+  return RemoteFree(p, cell);
 }
 
 size_t ClassOfAligned(size_t bytes, size_t alignment, bool* natural) {
@@ -1224,20 +1242,25 @@ ViolationHook SetViolationHook(ViolationHook hook) {
   return g_hook.exchange(hook, std::memory_order_acq_rel);
 }
 
+template <Counting C>
 void* Allocate(size_t bytes) {
-  if (TM_LIKELY(bytes <= kMaxClassSize)) return AllocateClass(ClassOf(bytes));
+  if (TM_LIKELY(bytes <= kMaxSmallSize)) {
+    return AllocateClass<C>(SmallClassOf(bytes));
+  }
+  if (TM_LIKELY(bytes <= kMaxClassSize)) return AllocateClass<C>(ClassOf(bytes));
   return AllocateHuge(bytes, 16, false);
 }
 
+template <Counting C>
 void* AllocateAligned(size_t bytes, size_t alignment) {
-  if (alignment <= 16) return Allocate(bytes);
+  if (alignment <= 16) return Allocate<C>(bytes);
   if (bytes <= kMaxClassSize) {
     bool natural;
     const size_t c = ClassOfAligned(bytes, alignment, &natural);
-    if (natural) return AllocateClass(static_cast<int>(c));
+    if (natural) return AllocateClass<C>(static_cast<int>(c));
     if (bytes + alignment - 16 <= kMaxClassSize) {
       char* cell = static_cast<char*>(
-          AllocateClass(ClassOf(bytes + alignment - 16)));
+          AllocateClass<C>(ClassOf(bytes + alignment - 16)));
       if (cell == nullptr) return nullptr;
       Segment* s = SegmentOf(cell);
       PageAt(s, reinterpret_cast<uintptr_t>(cell))
@@ -1250,28 +1273,31 @@ void* AllocateAligned(size_t bytes, size_t alignment) {
   return AllocateHuge(bytes, alignment, false);
 }
 
+template <Counting C>
 void* AllocateZeroed(size_t bytes) {
   if (bytes > kMaxClassSize) return AllocateHuge(bytes, 16, true);
-  void* p = Allocate(bytes);
+  void* p = Allocate<C>(bytes);
   if (p != nullptr) memset(p, 0, bytes);
   return p;
 }
 
+template <Counting C>
 void Free(void* ptr) {
   if (ptr == nullptr) return;
   Segment* s = SegmentOf(ptr);
   if (TM_LIKELY(IsSegment(reinterpret_cast<uintptr_t>(s)))) {
-    FreeInSegment(s, ptr, SIZE_MAX);
+    FreeInSegment<C>(s, ptr, SIZE_MAX);
     return;
   }
   FreeNotInSegment(ptr);
 }
 
+template <Counting C>
 void FreeSized(void* ptr, size_t bytes, size_t alignment) {
   if (ptr == nullptr) return;
   Segment* s = SegmentOf(ptr);
   if (TM_LIKELY(IsSegment(reinterpret_cast<uintptr_t>(s)))) {
-    FreeInSegment(s, ptr, bytes);
+    FreeInSegment<C>(s, ptr, bytes);
     return;
   }
   const size_t usable = HugeUsable(ptr);
@@ -1327,8 +1353,9 @@ bool FreesInteriorPointers(const void* ptr) {
   return p != nullptr && HasAligned(p);
 }
 
+template <Counting C>
 void* Reallocate(void* ptr, size_t bytes) {
-  if (ptr == nullptr) return Allocate(bytes);
+  if (ptr == nullptr) return Allocate<C>(bytes);
   Segment* s = SegmentOf(ptr);
   const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
   size_t usable;
@@ -1338,7 +1365,7 @@ void* Reallocate(void* ptr, size_t bytes) {
     // Stay in place while the block fits and wastes at most half.
     if (bytes <= usable && (bytes >= usable / 2 || usable <= 16)) {
       Heap* h = tls_heap;
-      if (h != nullptr) {
+      if (C == Counting::kExact && h != nullptr) {
         OwnerAdd(h->reallocations, 1);
       }
       return ptr;
@@ -1384,12 +1411,14 @@ void* Reallocate(void* ptr, size_t bytes) {
     }
     pthread_mutex_unlock(&g_huge_lock);
   }
-  void* fresh = Allocate(bytes);
+  void* fresh = Allocate<C>(bytes);
   if (fresh == nullptr) return nullptr;
   memcpy(fresh, ptr, bytes < usable ? bytes : usable);
-  Free(ptr);
+  Free<C>(ptr);
   Heap* h = tls_heap;
-  if (h != nullptr) {
+  // Uncounted, Allocate and Free counted only huge blocks, as a pair that
+  // stays consistent; nothing to take back.
+  if (C == Counting::kExact && h != nullptr) {
     // A moving reallocation is one reallocation, not an allocation and a
     // free (AllocatorStats): take back what Allocate and Free counted.
     OwnerAdd(h->reallocations, 1);
@@ -1398,6 +1427,17 @@ void* Reallocate(void* ptr, size_t bytes) {
   }
   return fresh;
 }
+
+#define TESSERA_MALLOC_INSTANTIATE_ENTRY_POINTS_(C)             \
+  template void* Allocate<C>(size_t);                           \
+  template void* AllocateAligned<C>(size_t, size_t);            \
+  template void* AllocateZeroed<C>(size_t);                     \
+  template void Free<C>(void*);                                 \
+  template void FreeSized<C>(void*, size_t, size_t);            \
+  template void* Reallocate<C>(void*, size_t);
+TESSERA_MALLOC_INSTANTIATE_ENTRY_POINTS_(Counting::kExact)
+TESSERA_MALLOC_INSTANTIATE_ENTRY_POINTS_(Counting::kNone)
+#undef TESSERA_MALLOC_INSTANTIATE_ENTRY_POINTS_
 
 void NoteFailure() { g_failed.fetch_add(1, std::memory_order_relaxed); }
 

@@ -32,16 +32,38 @@ using ViolationHook = void (*)(Violation violation, const void* ptr,
                                const char* detail);
 ViolationHook SetViolationHook(ViolationHook hook);
 
+// Whether a call updates the per-heap counters behind `Stats()`.
+// `kExact` is the interface form (`TesseraMalloc`, whose AllocatorStats are
+// exact); `kNone` is the malloc override, which counts only huge blocks: the
+// two counter read-modify-writes per call were 15-20% of a small malloc/free
+// pair (the shootout's W3 and pool), and neither mimalloc nor tcmalloc counts
+// there either. The two forms share every heap and every invariant; only the
+// counters differ, so Stats() of a program that mixes them counts the
+// interface calls (and every huge block).
+enum class Counting { kExact, kNone };
+
 // malloc family. `Allocate` returns 16-byte aligned memory or nullptr with
 // errno = ENOMEM. `alignment` must be a power of two (checked by callers).
-void* Allocate(size_t bytes);
-void* AllocateAligned(size_t bytes, size_t alignment);
-void* AllocateZeroed(size_t bytes);  // calloc's block (no overflow check)
-void Free(void* ptr);
+template <Counting C> void* Allocate(size_t bytes);
+template <Counting C> void* AllocateAligned(size_t bytes, size_t alignment);
+// calloc's block (no overflow check).
+template <Counting C> void* AllocateZeroed(size_t bytes);
+template <Counting C> void Free(void* ptr);
 // Free with the size (and alignment) the block was asked with: checks that
 // the size fits the block (a kSizeMismatch report otherwise).
-void FreeSized(void* ptr, size_t bytes, size_t alignment);
-void* Reallocate(void* ptr, size_t bytes);
+template <Counting C> void FreeSized(void* ptr, size_t bytes, size_t alignment);
+template <Counting C> void* Reallocate(void* ptr, size_t bytes);
+
+#define TESSERA_MALLOC_DECLARE_ENTRY_POINTS_(C)                      \
+  extern template void* Allocate<C>(size_t);                         \
+  extern template void* AllocateAligned<C>(size_t, size_t);          \
+  extern template void* AllocateZeroed<C>(size_t);                   \
+  extern template void Free<C>(void*);                               \
+  extern template void FreeSized<C>(void*, size_t, size_t);          \
+  extern template void* Reallocate<C>(void*, size_t);
+TESSERA_MALLOC_DECLARE_ENTRY_POINTS_(Counting::kExact)
+TESSERA_MALLOC_DECLARE_ENTRY_POINTS_(Counting::kNone)
+#undef TESSERA_MALLOC_DECLARE_ENTRY_POINTS_
 // Usable bytes of a live block (>= what was asked); reports a foreign pointer.
 size_t UsableSize(const void* ptr);
 // Whether `ptr` is the start of a live block of the engine (false for a
@@ -52,7 +74,8 @@ bool Owns(const void* ptr);
 // request by carving it out of a larger cell: memalign + free).
 bool FreesInteriorPointers(const void* ptr);
 
-// Counters summed over every heap. Exact when no call is in flight.
+// Counters summed over every heap: exact for the `Counting::kExact` calls
+// (and every huge block) when no call is in flight.
 struct EngineStats {
   uint64_t allocations = 0;
   uint64_t deallocations = 0;

@@ -45,6 +45,12 @@ TEST(SizeClassesTest, PagesHoldAtLeastEightCellsAndFitInASegment) {
   }
 }
 
+TEST(SizeClassesTest, TheSmallTableAgreesWithClassOfForEverySmallSize) {
+  for (size_t bytes = 0; bytes <= kMaxSmallSize; ++bytes) {
+    EXPECT_EQ(SmallClassOf(bytes), ClassOf(bytes)) << bytes;
+  }
+}
+
 }  // namespace
 }  // namespace malloc_internal
 }  // namespace tessera
