@@ -27,6 +27,10 @@
 //   --prove_allocator=<glibc|jemalloc|mimalloc|tcmalloc>: prove at start-up
 //     that the process malloc is that peer (bench/shootout/catalog.h), print
 //     "proof: ..." on stdout, and refuse to run (exit 2) otherwise.
+//   --prove_linked_tessera_malloc: prove that `malloc` resolves into this
+//     executable and that it is Tessera malloc's (the tessera_malloc_version
+//     marker of //alloc/malloc:malloc_override): the gmp_benchmark_tessera_linked
+//     binary, whose whole process runs on Tessera malloc without a preload.
 //   --prove_library=<path>: prove that `malloc` resolves into the shared
 //     library at <path> (for an LD_PRELOAD library the catalog does not know).
 
@@ -175,6 +179,46 @@ absl::StatusOr<std::string> ProveLibrary(const std::string& path) {
   return absl::StrCat("malloc in ", want);
 }
 
+}  // namespace
+}  // namespace tessera
+
+// The override's marker; weak, so gmp_benchmark links without it. (An
+// executable does not export it to dlsym: nothing else references it.)
+extern "C" const char* tessera_malloc_version() __attribute__((weak));
+
+namespace tessera {
+namespace {
+
+// "Tessera malloc linked into <exe>" when this executable defines malloc and
+// carries Tessera malloc's marker.
+absl::StatusOr<std::string> ProveLinkedTesseraMalloc() {
+  void* address = dlsym(RTLD_DEFAULT, "malloc");
+  Dl_info info;
+  if (address == nullptr || dladdr(address, &info) == 0 ||
+      info.dli_fname == nullptr) {
+    return absl::FailedPreconditionError("cannot find where malloc comes from");
+  }
+  // The main executable's dli_fname is its argv[0]: compare load bases with
+  // a function of this file instead.
+  Dl_info self_info;
+  if (dladdr(reinterpret_cast<void*>(&ProveLibrary), &self_info) == 0 ||
+      self_info.dli_fbase != info.dli_fbase) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to report: malloc resolves into ", info.dli_fname,
+        ", not this executable"));
+  }
+  char self[PATH_MAX];
+  if (realpath("/proc/self/exe", self) == nullptr) {
+    return absl::FailedPreconditionError("cannot read /proc/self/exe");
+  }
+  if (&tessera_malloc_version == nullptr) {
+    return absl::FailedPreconditionError(
+        "refusing to report: this executable's malloc is not Tessera malloc's "
+        "(no tessera_malloc_version)");
+  }
+  return absl::StrCat("Tessera malloc linked into ", self);
+}
+
 int Main(int argc, char** argv) {
   std::vector<char*> args = {argv[0]};
   std::string proof;
@@ -184,6 +228,8 @@ int Main(int argc, char** argv) {
     if (absl::StartsWith(arg, "--prove_allocator=")) {
       proven = shootout::ProveActiveAllocator(
           arg.substr(std::strlen("--prove_allocator=")));
+    } else if (arg == "--prove_linked_tessera_malloc") {
+      proven = ProveLinkedTesseraMalloc();
     } else if (absl::StartsWith(arg, "--prove_library=")) {
       proven = ProveLibrary(
           std::string(arg.substr(std::strlen("--prove_library="))));

@@ -64,7 +64,10 @@ namespace {
 //   * a Tessera allocator under GMP: a route in gmp_benchmark.cc's kRoutes,
 //     and {"<name>", "glibc", nullptr, "<route>", "..."} here;
 //   * an LD_PRELOAD library: {"<name>", nullptr, "<runfiles path>", "malloc",
-//     "..."} here, and the library in bench/BUILD's gmp_shootout data.
+//     "..."} here, and the library in bench/BUILD's gmp_shootout data;
+//   * a malloc linked into the benchmark binary: {"<name>", nullptr, nullptr,
+//     "malloc", "...", "<runfiles path of that binary>"} (its own proof flag
+//     in `linked_proof`).
 struct Subject {
   const char* name;
   // Shootout peer the child runs on, preloaded (catalog's library) and
@@ -76,6 +79,11 @@ struct Subject {
   // gmp_benchmark's route: "malloc" is GMP's default functions.
   const char* route;
   const char* description;
+  // A binary other than gmp_benchmark (runfiles path) that links its malloc
+  // in, run with no preload and proven by `linked_proof`; nullptr for the
+  // others.
+  const char* linked_binary = nullptr;
+  const char* linked_proof = nullptr;
 };
 
 constexpr Subject kSubjects[] = {
@@ -91,6 +99,9 @@ constexpr Subject kSubjects[] = {
      "GMP routed to GlobalTesseraMalloc() (alloc/gmp), glibc malloc"},
     {"tessera_preload", nullptr, "alloc/malloc/libtessera_malloc.so", "malloc",
      "GMP defaults, libtessera_malloc.so preloaded"},
+    {"tessera_linked", nullptr, nullptr, "malloc",
+     "GMP defaults, //alloc/malloc:malloc_override linked in",
+     "bench/gmp_benchmark_tessera_linked", "--prove_linked_tessera_malloc"},
 };
 
 constexpr const char* kOperands[] = {"small", "big"};
@@ -216,7 +227,8 @@ absl::StatusOr<ChildRun> RunSubject(const std::string& benchmark,
   const std::string out = out_template;
   std::vector<std::string> args = {
       "gmp_benchmark",
-      subject.peer != nullptr
+      subject.linked_proof != nullptr ? std::string(subject.linked_proof)
+      : subject.peer != nullptr
           ? absl::StrCat("--prove_allocator=", subject.peer)
           : absl::StrCat("--prove_library=", preload),
       absl::StrCat("--benchmark_filter=^gmp_add/", subject.route, "/"),
@@ -227,8 +239,11 @@ absl::StatusOr<ChildRun> RunSubject(const std::string& benchmark,
       absl::StrCat("--benchmark_out=", out),
   };
   const std::string err = out + ".stderr";
+  const std::string program = subject.linked_binary != nullptr
+                                  ? Runfile(subject.linked_binary)
+                                  : benchmark;
   absl::StatusOr<std::string> output =
-      Run(benchmark, std::move(args), preload, err);
+      Run(program, std::move(args), preload, err);
   const std::string json_text = ReadFile(out);
   std::remove(out.c_str());
   std::remove(err.c_str());
@@ -288,6 +303,14 @@ double Spread(const std::vector<double>& v) {
 
 // The LD_PRELOAD value for `subject`, or why it cannot run here.
 absl::StatusOr<std::string> PreloadFor(const Subject& subject) {
+  if (subject.linked_binary != nullptr) {
+    // Not built in sanitizer configurations (their runtimes own malloc).
+    if (access(Runfile(subject.linked_binary).c_str(), X_OK) != 0) {
+      return absl::NotFoundError(
+          absl::StrCat("binary ", subject.linked_binary, " not found"));
+    }
+    return std::string();
+  }
   if (subject.peer == nullptr) {
     const std::string library = Runfile(subject.library);
     if (!Exists(library)) {
