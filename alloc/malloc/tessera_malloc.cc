@@ -22,7 +22,9 @@ void ForwardViolation(mi::Violation violation, const void* ptr,
     case mi::Violation::kDoubleFree: kind = ContractViolation::kDoubleFree; break;
     case mi::Violation::kSizeMismatch: kind = ContractViolation::kSizeMismatch; break;
     case mi::Violation::kForeignPointer:
-    case mi::Violation::kInteriorPointer: kind = ContractViolation::kForeignPointer; break;
+    case mi::Violation::kInteriorPointer:
+    // A write into a free cell: reported as the pointer it planted.
+    case mi::Violation::kCorruptFreeList: kind = ContractViolation::kForeignPointer; break;
   }
   ReportContractViolation("tessera_malloc", kind, ptr, detail);
 }

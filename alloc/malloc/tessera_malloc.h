@@ -52,6 +52,12 @@
 //     threads' frees keep landing in it, any thread's slow path collects one
 //     abandoned heap now and then (frees its empty pages and segments), and
 //     the next new thread adopts it whole.
+//   * Hardened build (--define=tessera_malloc_hardened=1): free-list links
+//     are stored encoded with the cell's address and a per-process secret
+//     and checked when followed (a link out of its segment is reported, as a
+//     foreign pointer through this interface, and its list dropped), and the
+//     last 64 KiB slot of every segment is a PROT_NONE guard. Measured cost
+//     in docs/allocators.md.
 //   * fork(): the override registers pthread_atfork handlers that hold every
 //     lock across the fork; in the child, heaps of threads that did not
 //     survive are abandoned (and so adopted later).

@@ -172,6 +172,52 @@ TEST(TesseraMallocTest, ForeignAndInteriorPointersAreReportedAndIgnored) {
   ExpectIntact();
 }
 
+#if TESSERA_MALLOC_HARDENED
+// Hardened builds only (--define=tessera_malloc_hardened=1).
+TEST(TesseraMallocHardenedTest, AnOverwrittenFreeListLinkIsReportedNotHandedOut) {
+  ViolationRecorder recorder;
+  constexpr size_t kBytes = 3000;  // a class nothing else here uses
+  std::vector<void*> blocks;
+  for (int i = 0; i < 8; ++i) blocks.push_back(M().Allocate(kBytes));
+  void* victim = blocks[3];
+  M().Deallocate(victim, kBytes);
+  // A write after free plants a pointer where the free cell keeps its link.
+  alignas(16) static unsigned char planted[4096];
+  void* bad = planted;
+  std::memcpy(victim, &bad, sizeof bad);
+  std::vector<void*> again;
+  for (int i = 0; i < 16; ++i) {
+    void* p = M().Allocate(kBytes);
+    ASSERT_NE(p, nullptr);
+    ASSERT_NE(p, static_cast<void*>(planted));
+    again.push_back(p);
+  }
+  ASSERT_EQ(recorder.violations().size(), 1u);
+  EXPECT_EQ(recorder.violations()[0].ptr, victim);
+  EXPECT_THAT(recorder.violations()[0].detail, HasSubstr("link was overwritten"));
+  EXPECT_THAT(again, testing::Contains(victim));  // the cell itself is sound
+  for (void* p : again) M().Deallocate(p, kBytes);
+  for (void* p : blocks) {
+    if (p != victim) M().Deallocate(p, kBytes);
+  }
+  ExpectIntact();
+}
+
+TEST(TesseraMallocHardenedDeathTest, TheLastSlotOfEverySegmentIsAGuard) {
+  void* p = M().Allocate(64);
+  const uintptr_t segment =
+      reinterpret_cast<uintptr_t>(p) & ~((uintptr_t{4} << 20) - 1);
+  volatile char* last_byte =
+      reinterpret_cast<volatile char*>(segment + (uintptr_t{4} << 20) - 1);
+  EXPECT_DEATH(*last_byte = 1, "");
+  volatile char* guard_start =
+      reinterpret_cast<volatile char*>(segment + (uintptr_t{63} << 16));
+  EXPECT_DEATH(*guard_start = 1, "");
+  M().Deallocate(p, 64);
+  ExpectIntact();
+}
+#endif  // TESSERA_MALLOC_HARDENED
+
 TEST(TesseraMallocTest, CrossThreadFreesComeBackToTheOwner) {
   constexpr int kBlocks = 20000;
   std::vector<void*> blocks(kBlocks);

@@ -52,7 +52,14 @@ static_assert(sizeof(Cell) == kMinCellSize, "every class holds a Cell");
 struct Heap;
 struct Segment;
 
-enum SlotKind : uint8_t { kSlotFree = 0, kSlotPage = 1, kSlotTail = 2 };
+// kSlotGuard: the last slot of a segment in hardened builds, PROT_NONE.
+enum SlotKind : uint8_t {
+  kSlotFree = 0,
+  kSlotPage = 1,
+  kSlotTail = 2,
+  kSlotGuard = 3,
+};
+constexpr int kGuardSlot = kSlotsPerSegment - 1;
 
 // 128 bytes, cache-line aligned: everything a local malloc or free touches
 // is in the first line (free, local_free, used, block_size, the interior-
@@ -142,6 +149,7 @@ pthread_mutex_t g_huge_lock = PTHREAD_MUTEX_INITIALIZER;
 pthread_mutex_t g_orphan_lock = PTHREAD_MUTEX_INITIALIZER;
 std::atomic<int> g_init_state{0};  // 0 none, 1 running, 2 done
 uintptr_t g_secret = 0x9e3779b97f4a7c15ull;
+uintptr_t g_link_secret = 0x2545f4914f6cdd1dull;  // hardened free-list links
 // One byte per 4 MiB chunk of the 47-bit user address space: 32 MiB of .bss,
 // which the kernel maps as zero pages until a segment's byte is written.
 // Static, so the free path reads it with no pointer load and no null test.
@@ -192,6 +200,24 @@ inline uintptr_t FreeCanary(const void* cell) {
   return reinterpret_cast<uintptr_t>(cell) ^ g_secret;
 }
 
+// Free-list links. Hardened builds (--define=tessera_malloc_hardened=1)
+// store them encoded with the cell's address and a per-process secret, so a
+// write after free or an overflow into a free cell cannot plant a pointer
+// the allocator would hand out: a decoded link outside the cell's segment
+// is reported (kCorruptFreeList) and the rest of that list dropped.
+inline uintptr_t LinkKey(const Cell* cell) {
+  return kHardened ? (reinterpret_cast<uintptr_t>(cell) >> 4) ^ g_link_secret
+                   : 0;
+}
+inline Cell* LinkOf(const Cell* cell) {
+  return reinterpret_cast<Cell*>(reinterpret_cast<uintptr_t>(cell->next) ^
+                                 LinkKey(cell));
+}
+inline void SetLink(Cell* cell, Cell* next) {
+  cell->next =
+      reinterpret_cast<Cell*>(reinterpret_cast<uintptr_t>(next) ^ LinkKey(cell));
+}
+
 void WriteAll(const char* s, size_t n) {
   while (n > 0) {
     ssize_t w = write(2, s, n);
@@ -207,6 +233,7 @@ const char* ViolationName(Violation v) {
     case Violation::kForeignPointer: return "foreign pointer";
     case Violation::kInteriorPointer: return "interior pointer";
     case Violation::kSizeMismatch: return "size mismatch";
+    case Violation::kCorruptFreeList: return "corrupt free list";
   }
   return "violation";
 }
@@ -239,6 +266,24 @@ void Report(Violation v, const void* ptr, const char* detail) {
   put("\n");
   WriteAll(buf, n);
   abort();
+}
+
+// The link after `cell` on a free list, checked in hardened builds: it must
+// be null or lie in the cell's segment. A bad one is reported and the rest
+// of the list dropped (its cells leak: CheckIntegrity reports them).
+inline Cell* NextFree(const Cell* cell) {
+  Cell* next = LinkOf(cell);
+  if constexpr (kHardened) {
+    if (TM_UNLIKELY(((reinterpret_cast<uintptr_t>(next) ^
+                      reinterpret_cast<uintptr_t>(cell)) >> kSegmentShift) != 0 &&
+                    next != nullptr)) {
+      Report(Violation::kCorruptFreeList, cell,
+             "the free cell's link was overwritten (a write after free or an "
+             "overflow); its list is dropped");
+      return nullptr;
+    }
+  }
+  return next;
 }
 
 void* MapPages(size_t bytes) {
@@ -289,6 +334,9 @@ void InitSlow() {
     seed = reinterpret_cast<uintptr_t>(&seed) ^ __builtin_ia32_rdtsc();
   }
   g_secret = seed | 1;
+  // Set before any cell is carved (nothing allocates before init ends), so
+  // every link is encoded with the same secret.
+  g_link_secret = (seed * 0x9e3779b97f4a7c15ull) | 1;
   pthread_key_create(&g_thread_key, OnThreadExit);
   g_init_state.store(2, std::memory_order_release);
 }
@@ -432,6 +480,14 @@ Segment* NewSegment(Heap* h) {
   s->magic = kSegmentMagic;
   s->heap = h;
   s->free_mask = ~uint64_t{0};
+  if constexpr (kHardened) {
+    // The last slot is a guard: an overflow off the segment's end, or into
+    // the next segment's header, faults instead of corrupting it.
+    s->free_mask &= ~(uint64_t{1} << kGuardSlot);
+    s->pages[kGuardSlot].kind = kSlotGuard;
+    mprotect(reinterpret_cast<char*>(s) + (size_t{1} << kSlotShift) * kGuardSlot,
+             kSlotSize, PROT_NONE);
+  }
   s->dirty_mask = 0;  // fresh: nothing resident
   s->pages_in_use = 0;
   ++h->empty_segments;  // until its first page
@@ -584,10 +640,10 @@ void Carve(Page* p) {
   char* cell = first;
   for (uint32_t i = 1; i < n; ++i) {
     char* next = cell + p->block_size;
-    reinterpret_cast<Cell*>(cell)->next = reinterpret_cast<Cell*>(next);
+    SetLink(reinterpret_cast<Cell*>(cell), reinterpret_cast<Cell*>(next));
     cell = next;
   }
-  reinterpret_cast<Cell*>(cell)->next = nullptr;
+  SetLink(reinterpret_cast<Cell*>(cell), nullptr);
   p->free = reinterpret_cast<Cell*>(first);
   p->reserved.store(reserved + n, std::memory_order_relaxed);
 }
@@ -605,11 +661,11 @@ bool DrainRemote(Heap* h) {
     if (first == nullptr) continue;
     uint32_t n = 1;
     Cell* last = first;
-    while (last->next != nullptr) {
-      last = last->next;
+    for (Cell* next; (next = NextFree(last)) != nullptr;) {
+      last = next;
       ++n;
     }
-    last->next = p->local_free;
+    SetLink(last, p->local_free);
     p->local_free = first;
     p->used -= n;
     any = true;
@@ -639,7 +695,7 @@ void* AllocateSlow(Heap* h, int c) {
       if (p->free == nullptr && Reserved(p) < p->capacity) Carve(p);
       if (p->free != nullptr) {
         Cell* cell = p->free;
-        p->free = cell->next;
+        p->free = NextFree(cell);
         ++p->used;
         cell->canary = 0;
         return cell;
@@ -654,7 +710,7 @@ void* AllocateSlow(Heap* h, int c) {
   BinPushFront(h, p);
   Carve(p);
   Cell* cell = p->free;
-  p->free = cell->next;
+  p->free = NextFree(cell);
   ++p->used;
   cell->canary = 0;
   return cell;
@@ -695,7 +751,7 @@ inline void* AllocateFromHeap(Heap* h, int c) {
   Page* p = h->bins[c];
   Cell* cell = p->free;
   if (TM_UNLIKELY(cell == nullptr)) return AllocateFromHeapSlow<C>(h, c);
-  p->free = cell->next;
+  p->free = NextFree(cell);
   ++p->used;
   cell->canary = 0;
   if constexpr (C == Counting::kExact) CountAllocation(h, p->block_size);
@@ -743,7 +799,7 @@ inline void* AllocateClass(int c) {
       if (cell == nullptr) return AllocateClassSlow<C>(c);
       p->local_free = nullptr;
     }
-    p->free = cell->next;
+    p->free = NextFree(cell);
     ++p->used;
     cell->canary = 0;
     if constexpr (C == Counting::kExact) CountAllocation(h, p->block_size);
@@ -1126,7 +1182,7 @@ TM_NOINLINE void RemoteFree(Page* p, Cell* cell) {
   uintptr_t old = p->thread_free.load(std::memory_order_relaxed);
   uintptr_t desired;
   do {
-    cell->next = reinterpret_cast<Cell*>(old & ~uintptr_t{1});
+    SetLink(cell, reinterpret_cast<Cell*>(old & ~uintptr_t{1}));
     desired = reinterpret_cast<uintptr_t>(cell) | 1;
   } while (!p->thread_free.compare_exchange_weak(
       old, desired, std::memory_order_acq_rel, std::memory_order_relaxed));
@@ -1185,7 +1241,7 @@ inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
   Heap* h = tls_heap;
   if constexpr (C == Counting::kExact) CountFree(h, p->block_size);
   if (TM_LIKELY(p->heap == h)) {
-    cell->next = p->local_free;
+    SetLink(cell, p->local_free);
     p->local_free = cell;
     --p->used;
     // A page that empties stays in its queue until MaybePurge, Collect or a
@@ -1509,7 +1565,7 @@ const char* WalkList(const Page* p, const Cell* cell, bool check_canary,
       TM_FAIL(4, "a free cell lost its free canary (written after free)");
     }
     ++*count;
-    cell = cell->next;
+    cell = LinkOf(cell);
   }
   return nullptr;
 }
@@ -1598,6 +1654,10 @@ const char* CheckHeap(const Heap* h, int* invariant) {
       const bool is_free = (s->free_mask >> i) & 1;
       if (is_free) {
         if (p->kind != kSlotFree) TM_FAIL(2, "a free slot is marked in use");
+        ++i;
+        continue;
+      }
+      if (kHardened && i == kGuardSlot && p->kind == kSlotGuard) {
         ++i;
         continue;
       }

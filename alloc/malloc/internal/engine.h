@@ -21,8 +21,24 @@
 namespace tessera {
 namespace malloc_internal {
 
-// What went wrong, for the violation hook.
-enum class Violation { kDoubleFree, kForeignPointer, kInteriorPointer, kSizeMismatch };
+#ifndef TESSERA_MALLOC_HARDENED
+#define TESSERA_MALLOC_HARDENED 0
+#endif
+// The hardened build (--define=tessera_malloc_hardened=1): free-list links
+// encoded with a per-process secret and checked when followed, and a
+// PROT_NONE guard slot at the end of every segment. (Double frees, foreign
+// and interior pointers are detected on every free in every build.)
+inline constexpr bool kHardened = TESSERA_MALLOC_HARDENED != 0;
+
+// What went wrong, for the violation hook. kCorruptFreeList (hardened builds
+// only): a free cell's link was overwritten.
+enum class Violation {
+  kDoubleFree,
+  kForeignPointer,
+  kInteriorPointer,
+  kSizeMismatch,
+  kCorruptFreeList,
+};
 
 // Called on a contract violation the engine cannot report by return value.
 // The default prints "tessera_malloc: <what> of 0x...: <detail>" to stderr and
