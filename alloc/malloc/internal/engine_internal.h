@@ -1,0 +1,367 @@
+// Copyright 2026 The Tessera Authors.
+//
+// -----------------------------------------------------------------------------
+// File: internal/engine_internal.h
+// -----------------------------------------------------------------------------
+//
+// What the engine's files share (private to them): the core types, the
+// globals (inline variables, all constant-initialised), the small inline
+// helpers of every path, and the declarations of what each file defines:
+//   heap.cc       reports, OS mappings, initialisation, heaps, page queues,
+//                 segments and pages, carving, remote frees taken back, the
+//                 allocation slow path
+//   huge.cc       blocks above 256 KiB: the registry, the cache, mremap
+//   lifecycle.cc  purging, collecting, thread exit, fork, statistics
+//   integrity.cc  the invariants of tessera_malloc.h, checked
+//   engine.cc     the fast paths and the entry points of engine.h
+// libc only, like all of the engine (see engine.h).
+
+#ifndef TESSERA_ALLOC_MALLOC_INTERNAL_ENGINE_INTERNAL_H_
+#define TESSERA_ALLOC_MALLOC_INTERNAL_ENGINE_INTERNAL_H_
+
+#include <errno.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "alloc/malloc/internal/engine.h"
+#include "alloc/malloc/internal/size_classes.h"
+
+namespace tessera {
+namespace malloc_internal {
+
+#define TM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define TM_TLS __attribute__((tls_model("initial-exec")))
+#define TM_NOINLINE __attribute__((noinline, cold))
+
+// ---------------------------------------------------------------------------
+// Core types (glossary).
+//   Cell:    one block of a class, as it lies on a free list.
+//   Page:    the cells of one class in 1-32 consecutive slots of a segment,
+//            owned by one heap. Described by the `Page` of its first slot.
+//   Segment: 4 MiB aligned to 4 MiB; its header (first 16 KiB) holds a Page
+//            record per slot. Owned by one heap for its whole life.
+//   Heap:    per-thread: a queue of pages per class, a full-page list, the
+//            list of its pages that received frees from other threads.
+// ---------------------------------------------------------------------------
+
+struct Cell {
+  Cell* next;
+  // `FreeCanary(cell)` while the cell is free, 0 once handed out: a free
+  // that finds the canary is a double free (a false alarm needs user data
+  // equal to the cell's address xor a per-process secret).
+  uintptr_t canary;
+};
+static_assert(sizeof(Cell) == kMinCellSize, "every class holds a Cell");
+
+struct Heap;
+struct Segment;
+
+// kSlotGuard: the last slot of a segment in hardened builds, PROT_NONE.
+enum SlotKind : uint8_t {
+  kSlotFree = 0,
+  kSlotPage = 1,
+  kSlotTail = 2,
+  kSlotGuard = 3,
+};
+constexpr int kGuardSlot = kSlotsPerSegment - 1;
+
+// 128 bytes, cache-line aligned: everything a local malloc or free touches
+// is in the first line (free, local_free, used, block_size, the interior-
+// pointer check, the owner), the cross-thread and queue fields in the second.
+struct alignas(64) Page {
+  Cell* free;        // allocation pops here (owner only)
+  Cell* local_free;  // the owner's frees (swapped into `free` when it empties)
+  char* cells;       // first cell
+  Heap* heap;        // owner
+  uint64_t div_magic;  // ceil(2^41 / block_size): offset -> cell index
+  uint32_t used;       // cells handed out and not back on free/local_free
+  // Cells carved so far (cells [0, reserved)). Atomic (relaxed, plain
+  // moves on x86) because other threads' frees read it to validate.
+  std::atomic<uint32_t> reserved;
+  uint32_t block_size;
+  uint32_t capacity;   // cells the page can hold
+  uint8_t kind;        // SlotKind
+  uint8_t size_class;
+  uint8_t slots;       // span length (lead slot)
+  uint8_t lead_offset;  // tails: slots back to the lead
+  uint8_t in_full;      // on the heap's full list, not its bin queue
+  // An aligned block was carved out of some cell (read by remote frees).
+  std::atomic<uint8_t> has_aligned;
+  // Second line.
+  // Frees by other threads, pushed with one CAS. Bit 0 set: the page is on
+  // (or being pushed onto) its heap's `remote_pages` list; the thread that
+  // sets it pushes the page, the owner clears it by taking the list.
+  alignas(64) std::atomic<uintptr_t> thread_free;
+  Page* next;  // bin queue or full list
+  Page* prev;
+  Page* remote_next;  // heap's remote_pages list
+  uint64_t freed_at_ms;  // free slots: when they became free (purge)
+};
+static_assert(sizeof(Page) == 128, "two cache lines per page record");
+
+inline uint32_t Reserved(const Page* p) {
+  return p->reserved.load(std::memory_order_relaxed);
+}
+inline bool HasAligned(const Page* p) {
+  return p->has_aligned.load(std::memory_order_relaxed) != 0;
+}
+
+constexpr uint64_t kSegmentMagic = 0x3147455353455454ull;  // "TTESSEG1"
+constexpr size_t kSegmentHeaderBytes = 16384;
+
+struct Segment {
+  uint64_t magic;
+  Heap* heap;
+  Segment* next;
+  Segment* prev;
+  uint64_t free_mask;   // bit i: slot i is free
+  uint64_t dirty_mask;  // free slots that may still be resident
+  uint32_t pages_in_use;
+  uint32_t pad;
+  Page pages[kSlotsPerSegment];  // from offset 64
+};
+static_assert(sizeof(Segment) <= kSegmentHeaderBytes,
+              "the segment header fits before slot 0's cells");
+
+struct Heap {
+  Page* bins[kNumClasses];  // head of each class's queue, or &g_empty_page
+  // Counters: written by the owner with plain relaxed stores, read by Stats.
+  std::atomic<uint64_t> allocations;
+  std::atomic<uint64_t> deallocations;
+  std::atomic<uint64_t> bytes_allocated;
+  std::atomic<uint64_t> bytes_freed;
+  std::atomic<uint64_t> reallocations;
+  std::atomic<uint64_t> remote_frees;
+  Page* full;  // pages with no free cell
+  std::atomic<Page*> remote_pages;
+  Segment* segments;
+  uint64_t last_purge_ms;
+  uint32_t slow_calls;
+  bool owned;  // a live thread (or a collector) holds it
+  uint32_t empty_segments;  // segments with no page, kept against thrash
+  Heap* registry_next;
+  Heap* abandoned_next;
+};
+
+// ---------------------------------------------------------------------------
+// Globals: all constant-initialised.
+// ---------------------------------------------------------------------------
+
+inline Page g_empty_page{};  // free == nullptr: every bin starts here
+inline pthread_mutex_t g_registry_lock = PTHREAD_MUTEX_INITIALIZER;  // heaps
+inline pthread_mutex_t g_huge_lock = PTHREAD_MUTEX_INITIALIZER;
+inline pthread_mutex_t g_orphan_lock = PTHREAD_MUTEX_INITIALIZER;
+inline std::atomic<int> g_init_state{0};  // 0 none, 1 running, 2 done
+inline uintptr_t g_secret = 0x9e3779b97f4a7c15ull;
+inline uintptr_t g_link_secret = 0x2545f4914f6cdd1dull;  // hardened free-list links
+// One byte per 4 MiB chunk of the 47-bit user address space: 32 MiB of .bss,
+// which the kernel maps as zero pages until a segment's byte is written.
+// Static, so the free path reads it with no pointer load and no null test.
+constexpr uintptr_t kMapChunks = uintptr_t{1} << (47 - kSegmentShift);
+inline std::atomic<uint8_t> g_segment_map[kMapChunks];
+inline pthread_key_t g_thread_key;
+inline std::atomic<Heap*> g_registry{nullptr};
+inline Heap* g_abandoned = nullptr;  // under g_registry_lock
+inline std::atomic<uint64_t> g_abandoned_count{0};
+inline std::atomic<uint64_t> g_heaps{0};
+inline Heap* g_orphan_heap = nullptr;  // for threads past their exit (under lock)
+inline char* g_heap_arena = nullptr;   // bump storage for heaps (under lock)
+inline size_t g_heap_arena_left = 0;
+inline std::atomic<uint64_t> g_segments{0};
+inline std::atomic<uint64_t> g_failed{0};
+inline std::atomic<uint64_t> g_orphan_frees{0};  // frees by threads with no heap
+inline std::atomic<uint64_t> g_orphan_allocs{0};  // huge blocks for threads with no heap
+inline std::atomic<uint64_t> g_orphan_bytes_allocated{0};
+inline std::atomic<uint64_t> g_orphan_remote_frees{0};
+inline std::atomic<uint64_t> g_orphan_bytes_freed{0};
+inline std::atomic<uint64_t> g_purged_bytes{0};
+inline std::atomic<uint64_t> g_peak{0};
+inline std::atomic<uint32_t> g_purge_delay_ms{10};
+inline std::atomic<ViolationHook> g_hook{nullptr};
+
+TM_TLS inline thread_local Heap* tls_heap = nullptr;
+TM_TLS inline thread_local bool tls_dead = false;  // past the key destructor
+
+// store (plain moves on x86), not a locked read-modify-write.
+inline void OwnerAdd(std::atomic<uint64_t>& counter, uint64_t delta) {
+  counter.store(counter.load(std::memory_order_relaxed) + delta,
+                std::memory_order_relaxed);
+}
+
+inline uintptr_t FreeCanary(const void* cell) {
+  return reinterpret_cast<uintptr_t>(cell) ^ g_secret;
+}
+
+// Free-list links. Hardened builds (--define=tessera_malloc_hardened=1)
+// store them encoded with the cell's address and a per-process secret, so a
+// write after free or an overflow into a free cell cannot plant a pointer
+// the allocator would hand out: a decoded link outside the cell's segment
+// is reported (kCorruptFreeList) and the rest of that list dropped.
+inline uintptr_t LinkKey(const Cell* cell) {
+  return kHardened ? (reinterpret_cast<uintptr_t>(cell) >> 4) ^ g_link_secret
+                   : 0;
+}
+inline Cell* LinkOf(const Cell* cell) {
+  return reinterpret_cast<Cell*>(reinterpret_cast<uintptr_t>(cell->next) ^
+                                 LinkKey(cell));
+}
+inline void SetLink(Cell* cell, Cell* next) {
+  cell->next =
+      reinterpret_cast<Cell*>(reinterpret_cast<uintptr_t>(next) ^ LinkKey(cell));
+}
+
+// ---------------------------------------------------------------------------
+// Huge blocks: mapped on their own, registered in a hash table, freed
+// mappings kept a while for reuse.
+// ---------------------------------------------------------------------------
+
+struct HugeEntry {
+  uintptr_t ptr;  // 0: empty slot; 1: tombstone
+  char* base;
+  size_t map_bytes;
+};
+
+struct HugeCacheEntry {
+  char* base;
+  size_t map_bytes;
+  uint64_t freed_at_ms;
+  bool purged;
+};
+
+constexpr int kHugeCacheEntries = 8;
+constexpr size_t kHugeCacheMaxBytes = size_t{256} << 20;
+constexpr size_t kHugeCacheMaxBlock = size_t{64} << 20;
+
+inline HugeEntry* g_huge_table = nullptr;  // under g_huge_lock
+inline size_t g_huge_capacity = 0;         // power of two
+inline size_t g_huge_count = 0;
+inline size_t g_huge_used_slots = 0;       // count + tombstones
+inline uint64_t g_huge_mapped = 0;
+inline HugeCacheEntry g_huge_cache[kHugeCacheEntries];
+inline int g_huge_cache_count = 0;
+inline uint64_t g_huge_cache_bytes = 0;
+
+inline size_t HugeHash(uintptr_t p) {
+  return static_cast<size_t>((p >> 12) * 0x9e3779b97f4a7c15ull);
+}
+
+// ---------------------------------------------------------------------------
+// Defined in the files above.
+// ---------------------------------------------------------------------------
+
+// heap.cc
+uint64_t NowMs();
+void WriteAll(const char* s, size_t n);
+const char* ViolationName(Violation v);
+void Report(Violation v, const void* ptr, const char* detail);
+void* MapPages(size_t bytes);
+void* MapAligned(size_t bytes, size_t alignment);
+void Purge(void* p, size_t bytes);
+void InitSlow();
+void InitHeap(Heap* h);
+Heap* NewHeapLocked();
+Heap* AcquireHeap();
+void BinPushFront(Heap* h, Page* p);
+void BinPushBack(Heap* h, Page* p);
+void BinRemove(Heap* h, Page* p);
+void FullPush(Heap* h, Page* p);
+void FullRemove(Heap* h, Page* p);
+Segment* NewSegment(Heap* h);
+void ReleaseSegment(Heap* h, Segment* s);
+int FindRun(const Segment* s, int slots);
+Segment* FindRunInHeap(Heap* h, int slots, int* slot);
+Page* NewPage(Heap* h, int c);
+void RetirePage(Heap* h, Page* p);
+void ReleaseEmptySegments(Heap* h, bool purged_only);
+void Carve(Page* p);
+bool DrainRemote(Heap* h);
+void* AllocateSlow(Heap* h, int c);
+void* Fail();
+
+// huge.cc
+bool HugeTableGrowLocked();
+HugeEntry* HugeFindLocked(uintptr_t p);
+bool HugeInsertLocked(uintptr_t p, char* base, size_t map_bytes);
+void HugeEraseLocked(HugeEntry* e);
+void HugeCacheAgeLocked(uint64_t now, bool force);
+void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed);
+bool FreeHuge(void* ptr);
+size_t HugeUsable(const void* ptr);
+
+// lifecycle.cc
+void PurgeSegments(Heap* h, uint64_t now, bool force);
+void RetireEmptyPages(Heap* h, bool keep_one);
+void CollectHeap(Heap* h, bool force);
+void CollectOneAbandoned(bool force);
+void MaybePurge(Heap* h, bool force);
+void OnThreadExit(void* heap);
+void SamplePeak();
+
+
+// The link after `cell` on a free list, checked in hardened builds: it must
+// be null or lie in the cell's segment. A bad one is reported and the rest
+// of the list dropped (its cells leak: CheckIntegrity reports them).
+inline Cell* NextFree(const Cell* cell) {
+  Cell* next = LinkOf(cell);
+  if constexpr (kHardened) {
+    if (TM_UNLIKELY(((reinterpret_cast<uintptr_t>(next) ^
+                      reinterpret_cast<uintptr_t>(cell)) >> kSegmentShift) != 0 &&
+                    next != nullptr)) {
+      Report(Violation::kCorruptFreeList, cell,
+             "the free cell's link was overwritten (a write after free or an "
+             "overflow); its list is dropped");
+      return nullptr;
+    }
+  }
+  return next;
+}
+inline void EnsureInit() {
+  if (TM_UNLIKELY(g_init_state.load(std::memory_order_acquire) != 2)) {
+    InitSlow();
+  }
+}
+
+inline bool IsSegment(uintptr_t chunk_base) {
+  const uintptr_t index = chunk_base >> kSegmentShift;
+  return index < kMapChunks &&
+         g_segment_map[index].load(std::memory_order_relaxed) != 0;
+}
+
+inline bool BinEmpty(const Heap* h, int c) { return h->bins[c] == &g_empty_page; }
+
+inline Segment* SegmentOf(const void* p) {
+  return reinterpret_cast<Segment*>(reinterpret_cast<uintptr_t>(p) &
+                                    ~(kSegmentSize - 1));
+}
+
+inline void CountAllocation(Heap* h, size_t bytes) {
+  OwnerAdd(h->allocations, 1);
+  OwnerAdd(h->bytes_allocated, bytes);
+}
+
+inline void CountFree(Heap* h, size_t bytes) {
+  if (h == nullptr) {
+    g_orphan_frees.fetch_add(1, std::memory_order_relaxed);
+    g_orphan_bytes_freed.fetch_add(bytes, std::memory_order_relaxed);
+    return;
+  }
+  OwnerAdd(h->deallocations, 1);
+  OwnerAdd(h->bytes_freed, bytes);
+}
+
+inline size_t PageRound(size_t n) { return (n + 4095) & ~size_t{4095}; }
+
+}  // namespace malloc_internal
+}  // namespace tessera
+
+#endif  // TESSERA_ALLOC_MALLOC_INTERNAL_ENGINE_INTERNAL_H_

@@ -1,0 +1,487 @@
+// Copyright 2026 The Tessera Authors.
+//
+// The engine's heaps: reports, OS mappings, initialisation, heaps and their
+// page queues, segments and pages, carving, taking back remote frees, and
+// the allocation slow path.
+// Private to the engine: see engine_internal.h.
+
+#include "alloc/malloc/internal/engine_internal.h"
+
+namespace tessera {
+namespace malloc_internal {
+// ---------------------------------------------------------------------------
+// Small helpers.
+// ---------------------------------------------------------------------------
+
+uint64_t NowMs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000 +
+         static_cast<uint64_t>(ts.tv_nsec) / 1000000;
+}
+
+// Adds `delta` to a counter only its owner thread writes: a relaxed load and
+
+void WriteAll(const char* s, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(2, s, n);
+    if (w <= 0) return;
+    s += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+const char* ViolationName(Violation v) {
+  switch (v) {
+    case Violation::kDoubleFree: return "double free";
+    case Violation::kForeignPointer: return "foreign pointer";
+    case Violation::kInteriorPointer: return "interior pointer";
+    case Violation::kSizeMismatch: return "size mismatch";
+    case Violation::kCorruptFreeList: return "corrupt free list";
+  }
+  return "violation";
+}
+
+// Reports through the hook, or prints and aborts. Formats without malloc.
+void Report(Violation v, const void* ptr, const char* detail) {
+  ViolationHook hook = g_hook.load(std::memory_order_acquire);
+  if (hook != nullptr) {
+    hook(v, ptr, detail);
+    return;
+  }
+  char buf[256];
+  size_t n = 0;
+  auto put = [&](const char* s) {
+    while (*s && n < sizeof(buf) - 1) buf[n++] = *s++;
+  };
+  put("tessera_malloc: ");
+  put(ViolationName(v));
+  put(" of 0x");
+  uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
+  char hex[17];
+  for (int i = 15; i >= 0; --i) {
+    hex[i] = "0123456789abcdef"[a & 15];
+    a >>= 4;
+  }
+  hex[16] = 0;
+  put(hex);
+  put(": ");
+  put(detail);
+  put("\n");
+  WriteAll(buf, n);
+  abort();
+}
+
+void* MapPages(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+// `bytes` at an address aligned to `alignment` (both page multiples).
+void* MapAligned(size_t bytes, size_t alignment) {
+  if (alignment <= 4096) return MapPages(bytes);
+  if (bytes > SIZE_MAX - alignment) return nullptr;
+  char* raw = static_cast<char*>(MapPages(bytes + alignment));
+  if (raw == nullptr) return nullptr;
+  uintptr_t start = (reinterpret_cast<uintptr_t>(raw) + alignment - 1) &
+                    ~(alignment - 1);
+  size_t head = start - reinterpret_cast<uintptr_t>(raw);
+  if (head != 0) munmap(raw, head);
+  size_t tail = alignment - head;
+  if (tail != 0) munmap(reinterpret_cast<char*>(start) + bytes, tail);
+  return reinterpret_cast<void*>(start);
+}
+
+void Purge(void* p, size_t bytes) {
+  if (bytes == 0) return;
+  madvise(p, bytes, MADV_DONTNEED);
+  g_purged_bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+// ---------------------------------------------------------------------------
+// Process initialisation: once, on the first call of any entry point.
+// ---------------------------------------------------------------------------
+
+void InitSlow() {
+  int expected = 0;
+  if (!g_init_state.compare_exchange_strong(expected, 1,
+                                            std::memory_order_acq_rel)) {
+    // Another thread initialises: wait. (The same thread cannot recurse
+    // here: nothing below allocates.)
+    while (g_init_state.load(std::memory_order_acquire) != 2) sched_yield();
+    return;
+  }
+  uintptr_t seed = 0;
+  if (syscall(SYS_getrandom, &seed, sizeof(seed), 0x1 /*GRND_NONBLOCK*/) !=
+      static_cast<long>(sizeof(seed))) {
+    seed = reinterpret_cast<uintptr_t>(&seed) ^ __builtin_ia32_rdtsc();
+  }
+  g_secret = seed | 1;
+  // Set before any cell is carved (nothing allocates before init ends), so
+  // every link is encoded with the same secret.
+  g_link_secret = (seed * 0x9e3779b97f4a7c15ull) | 1;
+  pthread_key_create(&g_thread_key, OnThreadExit);
+  g_init_state.store(2, std::memory_order_release);
+}
+
+// ---------------------------------------------------------------------------
+// Heaps.
+// ---------------------------------------------------------------------------
+
+void InitHeap(Heap* h) {
+  for (int c = 0; c < kNumClasses; ++c) h->bins[c] = &g_empty_page;
+  h->full = nullptr;
+  h->remote_pages.store(nullptr, std::memory_order_relaxed);
+  h->segments = nullptr;
+  h->last_purge_ms = NowMs();
+  h->slow_calls = 0;
+  h->owned = true;
+  h->empty_segments = 0;
+  h->abandoned_next = nullptr;
+}
+
+// Under g_registry_lock.
+Heap* NewHeapLocked() {
+  if (g_heap_arena_left < sizeof(Heap)) {
+    g_heap_arena = static_cast<char*>(MapPages(1 << 20));
+    if (g_heap_arena == nullptr) return nullptr;
+    g_heap_arena_left = 1 << 20;
+  }
+  Heap* h = reinterpret_cast<Heap*>(g_heap_arena);
+  const size_t step = (sizeof(Heap) + 63) & ~size_t{63};
+  g_heap_arena += step;
+  g_heap_arena_left = g_heap_arena_left > step ? g_heap_arena_left - step : 0;
+  // Fresh mmap memory is zero: the atomics start at 0.
+  InitHeap(h);
+  h->registry_next = g_registry.load(std::memory_order_relaxed);
+  g_registry.store(h, std::memory_order_release);
+  g_heaps.fetch_add(1, std::memory_order_relaxed);
+  return h;
+}
+
+// The calling thread's heap, adopting an abandoned one if there is one.
+// nullptr when the thread is past its exit (the caller uses the orphan heap)
+// or no memory is left.
+Heap* AcquireHeap() {
+  EnsureInit();
+  if (tls_dead) return nullptr;
+  pthread_mutex_lock(&g_registry_lock);
+  Heap* h = g_abandoned;
+  if (h != nullptr) {
+    g_abandoned = h->abandoned_next;
+    h->abandoned_next = nullptr;
+    h->owned = true;
+    g_abandoned_count.fetch_sub(1, std::memory_order_relaxed);
+  } else {
+    h = NewHeapLocked();
+  }
+  pthread_mutex_unlock(&g_registry_lock);
+  if (h == nullptr) return nullptr;
+  tls_heap = h;
+  // May allocate (keys beyond the first 32): tls_heap is already set.
+  pthread_setspecific(g_thread_key, h);
+  return h;
+}
+
+// ---------------------------------------------------------------------------
+// Queues.
+// ---------------------------------------------------------------------------
+
+void BinPushFront(Heap* h, Page* p) {
+  const int c = p->size_class;
+  p->prev = nullptr;
+  p->next = BinEmpty(h, c) ? nullptr : h->bins[c];
+  if (p->next != nullptr) p->next->prev = p;
+  h->bins[c] = p;
+  p->in_full = 0;
+}
+
+void BinPushBack(Heap* h, Page* p) {
+  const int c = p->size_class;
+  if (BinEmpty(h, c)) {
+    BinPushFront(h, p);
+    return;
+  }
+  Page* tail = h->bins[c];
+  while (tail->next != nullptr) tail = tail->next;
+  tail->next = p;
+  p->prev = tail;
+  p->next = nullptr;
+  p->in_full = 0;
+}
+
+void BinRemove(Heap* h, Page* p) {
+  const int c = p->size_class;
+  if (p->prev != nullptr) p->prev->next = p->next;
+  else h->bins[c] = p->next != nullptr ? p->next : &g_empty_page;
+  if (p->next != nullptr) p->next->prev = p->prev;
+  p->next = p->prev = nullptr;
+}
+
+void FullPush(Heap* h, Page* p) {
+  p->prev = nullptr;
+  p->next = h->full;
+  if (h->full != nullptr) h->full->prev = p;
+  h->full = p;
+  p->in_full = 1;
+}
+
+void FullRemove(Heap* h, Page* p) {
+  if (p->prev != nullptr) p->prev->next = p->next;
+  else h->full = p->next;
+  if (p->next != nullptr) p->next->prev = p->prev;
+  p->next = p->prev = nullptr;
+  p->in_full = 0;
+}
+
+// ---------------------------------------------------------------------------
+// Segments and pages.
+// ---------------------------------------------------------------------------
+
+Segment* NewSegment(Heap* h) {
+  Segment* s = static_cast<Segment*>(MapAligned(kSegmentSize, kSegmentSize));
+  if (s == nullptr) return nullptr;
+  s->magic = kSegmentMagic;
+  s->heap = h;
+  s->free_mask = ~uint64_t{0};
+  if constexpr (kHardened) {
+    // The last slot is a guard: an overflow off the segment's end, or into
+    // the next segment's header, faults instead of corrupting it.
+    s->free_mask &= ~(uint64_t{1} << kGuardSlot);
+    s->pages[kGuardSlot].kind = kSlotGuard;
+    mprotect(reinterpret_cast<char*>(s) + (size_t{1} << kSlotShift) * kGuardSlot,
+             kSlotSize, PROT_NONE);
+  }
+  s->dirty_mask = 0;  // fresh: nothing resident
+  s->pages_in_use = 0;
+  ++h->empty_segments;  // until its first page
+  s->prev = nullptr;
+  s->next = h->segments;
+  if (h->segments != nullptr) h->segments->prev = s;
+  h->segments = s;
+  g_segment_map[reinterpret_cast<uintptr_t>(s) >> kSegmentShift].store(
+      1, std::memory_order_release);
+  g_segments.fetch_add(1, std::memory_order_relaxed);
+  return s;
+}
+
+void ReleaseSegment(Heap* h, Segment* s) {
+  if (s->prev != nullptr) s->prev->next = s->next;
+  else h->segments = s->next;
+  if (s->next != nullptr) s->next->prev = s->prev;
+  g_segment_map[reinterpret_cast<uintptr_t>(s) >> kSegmentShift].store(
+      0, std::memory_order_release);
+  g_segments.fetch_sub(1, std::memory_order_relaxed);
+  s->magic = 0;
+  munmap(s, kSegmentSize);
+}
+
+// A run of `slots` free slots aligned to `slots` in `s`, or -1. Prefers
+// resident (dirty) runs, which cost no page faults.
+int FindRun(const Segment* s, int slots) {
+  const uint64_t run = slots == 64 ? ~uint64_t{0} : (uint64_t{1} << slots) - 1;
+  int fallback = -1;
+  for (int i = 0; i < kSlotsPerSegment; i += slots) {
+    if (((s->free_mask >> i) & run) != run) continue;
+    if (((s->dirty_mask >> i) & run) != 0) return i;
+    if (fallback < 0) fallback = i;
+  }
+  return fallback;
+}
+
+// A run of free slots in the heap's segments, or nullptr.
+Segment* FindRunInHeap(Heap* h, int slots, int* slot) {
+  for (Segment* s = h->segments; s != nullptr; s = s->next) {
+    *slot = FindRun(s, slots);
+    if (*slot >= 0) return s;
+  }
+  return nullptr;
+}
+
+Page* NewPage(Heap* h, int c) {
+  const int slots = SlotsPerPage(c);
+  int slot = -1;
+  Segment* s = FindRunInHeap(h, slots, &slot);
+  if (s == nullptr) {
+    // Empty pages wait in their queues (see FreeInSegment): give them back
+    // before mapping a segment.
+    RetireEmptyPages(h, true);
+    s = FindRunInHeap(h, slots, &slot);
+  }
+  if (s == nullptr) {
+    s = NewSegment(h);
+    if (s == nullptr) return nullptr;
+    slot = FindRun(s, slots);
+  }
+  const uint64_t run =
+      ((slots == 64 ? ~uint64_t{0} : (uint64_t{1} << slots) - 1)) << slot;
+  s->free_mask &= ~run;
+  s->dirty_mask &= ~run;
+  if (s->pages_in_use++ == 0) --h->empty_segments;
+  Page* p = &s->pages[slot];
+  for (int j = 1; j < slots; ++j) {
+    s->pages[slot + j].kind = kSlotTail;
+    s->pages[slot + j].lead_offset = static_cast<uint8_t>(j);
+  }
+  char* start = reinterpret_cast<char*>(s) + (size_t{1} << kSlotShift) * slot;
+  char* cells = slot == 0 ? start + kSegmentHeaderBytes : start;
+  const size_t bytes = static_cast<size_t>(slots) * kSlotSize -
+                       static_cast<size_t>(cells - start);
+  const size_t bs = ClassSize(c);
+  p->free = nullptr;
+  p->local_free = nullptr;
+  p->thread_free.store(0, std::memory_order_relaxed);
+  p->used = 0;
+  p->reserved.store(0, std::memory_order_relaxed);
+  p->capacity = static_cast<uint32_t>(bytes / bs);
+  p->block_size = static_cast<uint32_t>(bs);
+  p->div_magic = ((uint64_t{1} << 41) + bs - 1) / bs;
+  p->kind = kSlotPage;
+  p->size_class = static_cast<uint8_t>(c);
+  p->slots = static_cast<uint8_t>(slots);
+  p->lead_offset = 0;
+  p->in_full = 0;
+  p->has_aligned.store(0, std::memory_order_relaxed);
+  p->cells = cells;
+  p->next = p->prev = p->remote_next = nullptr;
+  p->heap = h;
+  return p;
+}
+
+// Gives an empty page's slots back to its segment; the segment goes back to
+// the OS when its last page does. The page has no live cell, so no other
+// thread can be freeing into it.
+TM_NOINLINE void RetirePage(Heap* h, Page* p) {
+  if (p->in_full) FullRemove(h, p);
+  else BinRemove(h, p);
+  Segment* s = SegmentOf(p);
+  const int slot = static_cast<int>(p - s->pages);
+  const int slots = p->slots;
+  const uint64_t now = NowMs();
+  for (int j = 0; j < slots; ++j) {
+    Page* q = &s->pages[slot + j];
+    q->kind = kSlotFree;
+    q->lead_offset = 0;
+    q->freed_at_ms = now;
+  }
+  const uint64_t run =
+      ((slots == 64 ? ~uint64_t{0} : (uint64_t{1} << slots) - 1)) << slot;
+  s->free_mask |= run;
+  s->dirty_mask |= run;
+  if (--s->pages_in_use == 0) {
+    // Keep one empty segment mapped (purged after the delay like any free
+    // slot): a heap that empties and refills a segment would otherwise pay
+    // a 4 MiB munmap and mmap each time.
+    if (h->empty_segments == 0) {
+      ++h->empty_segments;
+    } else {
+      ReleaseSegment(h, s);
+    }
+  }
+}
+
+// Unmaps the heap's empty segments (all of them, or those already purged).
+void ReleaseEmptySegments(Heap* h, bool purged_only) {
+  Segment* s = h->segments;
+  while (s != nullptr) {
+    Segment* next = s->next;
+    if (s->pages_in_use == 0 && (!purged_only || s->dirty_mask == 0)) {
+      ReleaseSegment(h, s);
+      --h->empty_segments;
+    }
+    s = next;
+  }
+}
+
+// Cells [reserved, reserved + n) onto the (empty) free list.
+void Carve(Page* p) {
+  const uint32_t reserved = Reserved(p);
+  uint32_t n = CellsPerCarve(p->size_class);
+  if (n > p->capacity - reserved) n = p->capacity - reserved;
+  char* first = p->cells + static_cast<size_t>(reserved) * p->block_size;
+  char* cell = first;
+  for (uint32_t i = 1; i < n; ++i) {
+    char* next = cell + p->block_size;
+    SetLink(reinterpret_cast<Cell*>(cell), reinterpret_cast<Cell*>(next));
+    cell = next;
+  }
+  SetLink(reinterpret_cast<Cell*>(cell), nullptr);
+  p->free = reinterpret_cast<Cell*>(first);
+  p->reserved.store(reserved + n, std::memory_order_relaxed);
+}
+
+// Takes every page queued by other threads' frees and moves their cells to
+// the local lists. Returns whether any cell came back.
+bool DrainRemote(Heap* h) {
+  Page* list = h->remote_pages.exchange(nullptr, std::memory_order_acquire);
+  bool any = false;
+  while (list != nullptr) {
+    Page* p = list;
+    list = p->remote_next;  // before the exchange: then p may be re-queued
+    uintptr_t tf = p->thread_free.exchange(0, std::memory_order_acq_rel);
+    Cell* first = reinterpret_cast<Cell*>(tf & ~uintptr_t{1});
+    if (first == nullptr) continue;
+    uint32_t n = 1;
+    Cell* last = first;
+    for (Cell* next; (next = NextFree(last)) != nullptr;) {
+      last = next;
+      ++n;
+    }
+    SetLink(last, p->local_free);
+    p->local_free = first;
+    p->used -= n;
+    any = true;
+    if (p->in_full) {
+      FullRemove(h, p);
+      BinPushBack(h, p);
+    }
+  }
+  return any;
+}
+
+// The allocation slow path: the current page of class `c` is exhausted.
+void* AllocateSlow(Heap* h, int c) {
+  if ((++h->slow_calls & 63) == 0) MaybePurge(h, false);
+  if (h->remote_pages.load(std::memory_order_relaxed) != nullptr) {
+    DrainRemote(h);
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    while (!BinEmpty(h, c)) {
+      Page* p = h->bins[c];
+      if (p->free == nullptr && p->local_free != nullptr) {
+        p->free = p->local_free;
+        p->local_free = nullptr;
+      }
+      if (p->free == nullptr && Reserved(p) < p->capacity) Carve(p);
+      if (p->free != nullptr) {
+        Cell* cell = p->free;
+        p->free = NextFree(cell);
+        ++p->used;
+        cell->canary = 0;
+        return cell;
+      }
+      BinRemove(h, p);
+      FullPush(h, p);
+    }
+    if (attempt == 0 && !DrainRemote(h)) break;
+  }
+  Page* p = NewPage(h, c);
+  if (p == nullptr) return nullptr;
+  BinPushFront(h, p);
+  Carve(p);
+  Cell* cell = p->free;
+  p->free = NextFree(cell);
+  ++p->used;
+  cell->canary = 0;
+  return cell;
+}
+
+void* Fail() {
+  g_failed.fetch_add(1, std::memory_order_relaxed);
+  errno = ENOMEM;
+  return nullptr;
+}
+
+}  // namespace malloc_internal
+}  // namespace tessera

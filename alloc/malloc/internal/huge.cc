@@ -1,0 +1,203 @@
+// Copyright 2026 The Tessera Authors.
+//
+// Huge blocks (above 256 KiB): mapped on their own, registered in a hash
+// table, freed mappings kept a while for reuse.
+// Private to the engine: see engine_internal.h.
+
+#include "alloc/malloc/internal/engine_internal.h"
+
+namespace tessera {
+namespace malloc_internal {
+
+bool HugeTableGrowLocked() {
+  const size_t capacity = g_huge_capacity == 0 ? 1024 : g_huge_capacity * 2;
+  HugeEntry* table =
+      static_cast<HugeEntry*>(MapPages(capacity * sizeof(HugeEntry)));
+  if (table == nullptr) return false;
+  for (size_t i = 0; i < g_huge_capacity; ++i) {
+    const HugeEntry& e = g_huge_table[i];
+    if (e.ptr <= 1) continue;
+    size_t j = HugeHash(e.ptr) & (capacity - 1);
+    while (table[j].ptr != 0) j = (j + 1) & (capacity - 1);
+    table[j] = e;
+  }
+  if (g_huge_table != nullptr) {
+    munmap(g_huge_table, g_huge_capacity * sizeof(HugeEntry));
+  }
+  g_huge_table = table;
+  g_huge_capacity = capacity;
+  g_huge_used_slots = g_huge_count;
+  return true;
+}
+
+HugeEntry* HugeFindLocked(uintptr_t p) {
+  if (g_huge_capacity == 0) return nullptr;
+  size_t j = HugeHash(p) & (g_huge_capacity - 1);
+  while (g_huge_table[j].ptr != 0) {
+    if (g_huge_table[j].ptr == p) return &g_huge_table[j];
+    j = (j + 1) & (g_huge_capacity - 1);
+  }
+  return nullptr;
+}
+
+bool HugeInsertLocked(uintptr_t p, char* base, size_t map_bytes) {
+  if ((g_huge_used_slots + 1) * 4 > g_huge_capacity * 3 &&
+      !HugeTableGrowLocked()) {
+    return false;
+  }
+  size_t j = HugeHash(p) & (g_huge_capacity - 1);
+  while (g_huge_table[j].ptr > 1) j = (j + 1) & (g_huge_capacity - 1);
+  if (g_huge_table[j].ptr == 0) ++g_huge_used_slots;
+  g_huge_table[j] = HugeEntry{p, base, map_bytes};
+  ++g_huge_count;
+  g_huge_mapped += map_bytes;
+  return true;
+}
+
+void HugeEraseLocked(HugeEntry* e) {
+  g_huge_mapped -= e->map_bytes;
+  e->ptr = 1;  // tombstone
+  --g_huge_count;
+}
+
+// Unmaps or purges cached mappings that stayed free past the delay.
+void HugeCacheAgeLocked(uint64_t now, bool force) {
+  const uint32_t delay = g_purge_delay_ms.load(std::memory_order_relaxed);
+  for (int i = 0; i < g_huge_cache_count;) {
+    HugeCacheEntry& e = g_huge_cache[i];
+    const uint64_t age = now - e.freed_at_ms;
+    if (force || age >= 100 * static_cast<uint64_t>(delay) + 1000) {
+      munmap(e.base, e.map_bytes);
+      g_huge_cache_bytes -= e.map_bytes;
+      e = g_huge_cache[--g_huge_cache_count];
+      continue;
+    }
+    if (!e.purged && age >= delay) {
+      Purge(e.base, e.map_bytes);
+      e.purged = true;
+    }
+    ++i;
+  }
+}
+
+void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed) {
+  EnsureInit();
+  if (bytes > (size_t{1} << 46)) return Fail();
+  const size_t slack = alignment > 4096 ? alignment : 0;
+  const size_t need = PageRound(bytes) + slack;
+  char* base = nullptr;
+  size_t map_bytes = 0;
+  bool dirty = false;
+  pthread_mutex_lock(&g_huge_lock);
+  // Best fit among cached mappings no more than 25% larger.
+  int best = -1;
+  for (int i = 0; i < g_huge_cache_count; ++i) {
+    const size_t m = g_huge_cache[i].map_bytes;
+    if (m >= need && m - need <= need / 4 &&
+        (best < 0 || m < g_huge_cache[best].map_bytes)) {
+      best = i;
+    }
+  }
+  if (best >= 0) {
+    base = g_huge_cache[best].base;
+    map_bytes = g_huge_cache[best].map_bytes;
+    dirty = !g_huge_cache[best].purged;
+    g_huge_cache_bytes -= map_bytes;
+    g_huge_cache[best] = g_huge_cache[--g_huge_cache_count];
+  }
+  pthread_mutex_unlock(&g_huge_lock);
+  if (base == nullptr) {
+    map_bytes = need;
+    base = static_cast<char*>(MapPages(map_bytes));
+    if (base == nullptr) return Fail();
+    // Transparent huge pages pay for blocks of several of them.
+    if (map_bytes >= (size_t{4} << 20)) madvise(base, map_bytes, MADV_HUGEPAGE);
+  }
+  uintptr_t user = reinterpret_cast<uintptr_t>(base);
+  if (alignment > 4096) user = (user + alignment - 1) & ~(alignment - 1);
+  if (zeroed && dirty) {
+    memset(reinterpret_cast<void*>(user), 0, bytes);
+  }
+  pthread_mutex_lock(&g_huge_lock);
+  const bool ok = HugeInsertLocked(user, base, map_bytes);
+  pthread_mutex_unlock(&g_huge_lock);
+  if (!ok) {
+    munmap(base, map_bytes);
+    return Fail();
+  }
+  const size_t usable = map_bytes - (user - reinterpret_cast<uintptr_t>(base));
+  Heap* h = tls_heap != nullptr ? tls_heap : AcquireHeap();
+  if (h != nullptr) {
+    CountAllocation(h, usable);
+  } else {
+    g_orphan_allocs.fetch_add(1, std::memory_order_relaxed);
+    g_orphan_bytes_allocated.fetch_add(usable, std::memory_order_relaxed);
+  }
+  return reinterpret_cast<void*>(user);
+}
+
+// Frees a huge block (true), or returns false if `ptr` is not one.
+bool FreeHuge(void* ptr) {
+  if (g_init_state.load(std::memory_order_acquire) != 2) return false;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  pthread_mutex_lock(&g_huge_lock);
+  HugeEntry* e = HugeFindLocked(p);
+  if (e == nullptr) {
+    pthread_mutex_unlock(&g_huge_lock);
+    return false;
+  }
+  char* base = e->base;
+  const size_t map_bytes = e->map_bytes;
+  const size_t usable = map_bytes - (p - reinterpret_cast<uintptr_t>(base));
+  HugeEraseLocked(e);
+  const uint64_t now = NowMs();
+  bool cached = false;
+  if (map_bytes <= kHugeCacheMaxBlock) {
+    HugeCacheAgeLocked(now, false);
+    if (g_huge_cache_count == kHugeCacheEntries ||
+        g_huge_cache_bytes + map_bytes > kHugeCacheMaxBytes) {
+      // Evict the oldest.
+      int oldest = -1;
+      for (int i = 0; i < g_huge_cache_count; ++i) {
+        if (oldest < 0 ||
+            g_huge_cache[i].freed_at_ms < g_huge_cache[oldest].freed_at_ms) {
+          oldest = i;
+        }
+      }
+      while (oldest >= 0 && (g_huge_cache_count == kHugeCacheEntries ||
+                             g_huge_cache_bytes + map_bytes > kHugeCacheMaxBytes)) {
+        munmap(g_huge_cache[oldest].base, g_huge_cache[oldest].map_bytes);
+        g_huge_cache_bytes -= g_huge_cache[oldest].map_bytes;
+        g_huge_cache[oldest] = g_huge_cache[--g_huge_cache_count];
+        oldest = g_huge_cache_count > 0 ? 0 : -1;
+      }
+    }
+    if (g_huge_cache_count < kHugeCacheEntries &&
+        g_huge_cache_bytes + map_bytes <= kHugeCacheMaxBytes) {
+      g_huge_cache[g_huge_cache_count++] =
+          HugeCacheEntry{base, map_bytes, now, false};
+      g_huge_cache_bytes += map_bytes;
+      cached = true;
+    }
+  }
+  pthread_mutex_unlock(&g_huge_lock);
+  if (!cached) munmap(base, map_bytes);
+  CountFree(tls_heap, usable);
+  return true;
+}
+
+// Usable bytes of a huge block, or 0 if `ptr` is not one.
+size_t HugeUsable(const void* ptr) {
+  if (g_init_state.load(std::memory_order_acquire) != 2) return 0;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  pthread_mutex_lock(&g_huge_lock);
+  HugeEntry* e = HugeFindLocked(p);
+  const size_t usable =
+      e == nullptr ? 0
+                   : e->map_bytes - (p - reinterpret_cast<uintptr_t>(e->base));
+  pthread_mutex_unlock(&g_huge_lock);
+  return usable;
+}
+
+}  // namespace malloc_internal
+}  // namespace tessera
