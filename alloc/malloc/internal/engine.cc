@@ -9,6 +9,7 @@
 
 namespace tessera {
 namespace malloc_internal {
+
 namespace {
 // A cell of class `c` from heap `h` (owned by the caller).
 template <Counting C>

@@ -7,6 +7,7 @@
 
 namespace tessera {
 namespace malloc_internal {
+
 // ---------------------------------------------------------------------------
 // Integrity (invariants numbered as in tessera_malloc.h).
 // ---------------------------------------------------------------------------

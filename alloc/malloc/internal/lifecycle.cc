@@ -7,6 +7,7 @@
 
 namespace tessera {
 namespace malloc_internal {
+
 // ---------------------------------------------------------------------------
 // Purging: free slots and cached huge mappings that stayed free past the
 // delay go back to the OS (MADV_DONTNEED); a heap does this on its slow
