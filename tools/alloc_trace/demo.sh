@@ -7,7 +7,8 @@
 #
 # OUT (default /tmp/alloc_trace_demo_<which>) gets the traces and, in
 # OUT/report, the shootout's report.md, SVG charts and results.json.
-# ROUNDS (default 5) sets the shootout's rounds; BAZEL (default tools/bazel)
+# ROUNDS (default 5) sets the shootout's rounds, ALLOCATORS (default all) its
+# --allocators list; BAZEL (default tools/bazel)
 # the Bazel command, e.g. BAZEL="tools/bazel --output_base=/tmp/ob", and
 # BAZEL_FLAGS extra build flags (e.g. --disk_cache=DIR).
 #
@@ -66,4 +67,4 @@ fi
 
 echo "replaying $trace"
 "$bin/bench/shootout/shootout" --trace="$trace" --rounds="${ROUNDS:-5}" \
-  --out="$out/report"
+  ${ALLOCATORS:+--allocators="$ALLOCATORS"} --out="$out/report"
