@@ -90,7 +90,7 @@ const std::vector<WorkloadInfo>& AllWorkloads() {
        "per operation"},
       {"two_thread", "Two-thread churn",
        "two threads, each a ring of 256 live blocks of 16-512 B; wall ns "
-       "per operation per thread"},
+       "per operation per thread (and the speedup over one thread)"},
       // Tessera's tensor engine (storage from malloc = the default
       // allocator, aligned64, tlsf, buffer_cache) against NumPy, float32.
       {"tensor_arange_1e3", "Tensor arange 1e3",

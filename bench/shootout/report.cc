@@ -612,6 +612,24 @@ std::string MarkdownReport(const RunResults& r) {
             tlsf->Figure("arena_metadata_bytes").median, r.arena_map);
       }
     }
+    if (w == "two_thread") {
+      md += "Throughput of the two threads over the same churn on one thread "
+            "(run first in the same child; 2.00 = perfect scaling, medians; "
+            "on a 2-core machine shared with other work it also measures "
+            "the neighbours):\n\n"
+            "| allocator | one thread, ns per op | two threads, ns per op "
+            "per thread | speedup |\n|---|---:|---:|---:|\n";
+      for (const std::string& s : r.subjects) {
+        const Cell* cell = r.Find(w, s);
+        if (cell == nullptr || !cell->ok()) continue;
+        absl::StrAppendFormat(
+            &md, "| %s | %s | %s | %.2f |\n", s,
+            FormatNs(cell->Figure("one_thread_ns_per_op").median),
+            FormatNs(cell->Figure(kTimeMetric).median),
+            cell->Figure("speedup_vs_one_thread").median);
+      }
+      md += "\n";
+    }
     if (w == "trace") {
       md += "Replayed calls and memory (medians). Peak RSS growth is the "
             "child's peak RSS during the timed replay minus its RSS before "

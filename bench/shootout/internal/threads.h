@@ -7,7 +7,8 @@
 // Threads, all timed in wall ns (a lock that blocks costs wall time but no
 // CPU):
 //   * two_thread: two threads, each a ring of 256 live blocks of 16-512 B
-//     (free the oldest, allocate one); ns per operation per thread.
+//     (free the oldest, allocate one); ns per operation per thread, and the
+//     speedup of the pair over the same churn on one thread (run first).
 //   * xthread: four threads in a ring, each allocating batches of 256
 //     blocks that the next thread frees: every free crosses threads
 //     (mimalloc-bench's xmalloc-test); ns per allocation.
@@ -66,6 +67,17 @@ absl::StatusOr<Metrics> TwoThread(S& s, const Params& p) {
       if (ring[i] != nullptr) s.Free(ring[i], ring_size[i]);
     }
   };
+  // The same churn on one thread first: two threads of independent churn
+  // should each run about as fast (speedup near 2).
+  std::thread alone(body, 11);
+  while (ready.load() != 1) std::this_thread::yield();
+  const int64_t t_alone = MonotonicNs();
+  go.store(true, std::memory_order_release);
+  alone.join();
+  const int64_t alone_ns = MonotonicNs() - t_alone;
+  if (failed.load()) return AllocFailed(512);
+  ready.store(0);
+  go.store(false);
   std::thread a(body, 11), b(body, 12);
   while (ready.load() != 2) std::this_thread::yield();
   const int64_t t0 = MonotonicNs();
@@ -74,7 +86,12 @@ absl::StatusOr<Metrics> TwoThread(S& s, const Params& p) {
   b.join();
   const int64_t t1 = MonotonicNs();
   if (failed.load()) return AllocFailed(512);
-  return Metrics{{"ns_per_op", double(t1 - t0) / double(p.iters)}};
+  const double two_ns = double(t1 - t0);
+  return Metrics{{"ns_per_op", two_ns / double(p.iters)},
+                 {"one_thread_ns_per_op", double(alone_ns) / double(p.iters)},
+                 // Throughput of two threads over one: 2 x (one's time per
+                 // op) / (the pair's wall time per op per thread).
+                 {"speedup_vs_one_thread", 2.0 * double(alone_ns) / two_ns}};
 }
 
 template <typename S>
