@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 
@@ -359,6 +360,63 @@ absl::StatusOr<Tensor> squeeze(const Tensor& t, std::optional<int> axis) {
     if (drop) continue;
     shape.push_back(t.shape(k));
     strides.push_back(t.strides()[k]);
+  }
+  return MakeView(t, std::move(shape), std::move(strides), t.offset(),
+                  t.writeable());
+}
+
+absl::StatusOr<Tensor> squeeze(const Tensor& t, absl::Span<const int> axes) {
+  std::vector<bool> drop(t.ndim(), false);
+  for (int axis : axes) {
+    auto a = NormalizeAxis(axis, t.ndim());
+    if (!a.ok()) return a.status();
+    if (drop[*a]) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("repeated axis %d in squeeze", axis));
+    }
+    if (t.shape(*a) != 1) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "cannot squeeze axis %d of shape %s: its size is not one", axis,
+          ShapeString(t.shape())));
+    }
+    drop[*a] = true;
+  }
+  Shape shape;
+  Strides strides;
+  for (int k = 0; k < t.ndim(); ++k) {
+    if (drop[k]) continue;
+    shape.push_back(t.shape(k));
+    strides.push_back(t.strides()[k]);
+  }
+  return MakeView(t, std::move(shape), std::move(strides), t.offset(),
+                  t.writeable());
+}
+
+absl::StatusOr<Tensor> expand_dims(const Tensor& t,
+                                   absl::Span<const int> axes) {
+  const int out_ndim = t.ndim() + static_cast<int>(axes.size());
+  std::vector<bool> inserted(out_ndim, false);
+  for (int axis : axes) {
+    auto a = NormalizeAxis(axis, out_ndim);
+    if (!a.ok()) return a.status();
+    if (inserted[*a]) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("repeated axis %d in expand_dims", axis));
+    }
+    inserted[*a] = true;
+  }
+  Shape shape;
+  Strides strides;
+  int next = 0;  // the input axis that comes next
+  for (int k = 0; k < out_ndim; ++k) {
+    if (inserted[k]) {
+      shape.push_back(1);
+      strides.push_back(0);
+    } else {
+      shape.push_back(t.shape(next));
+      strides.push_back(t.strides()[next]);
+      ++next;
+    }
   }
   return MakeView(t, std::move(shape), std::move(strides), t.offset(),
                   t.writeable());

@@ -118,9 +118,21 @@ absl::StatusOr<Tensor> broadcast_to(const Tensor& t,
 absl::StatusOr<Tensor> squeeze(const Tensor& t,
                                std::optional<int> axis = std::nullopt);
 
+// Removes every axis of `axes` (a tuple, as np.squeeze(a, (0, 2))): each
+// must have length 1 and appear once, else InvalidArgument naming it. (A
+// one-axis tuple in braces, squeeze(t, {1}), is ambiguous with the overload
+// above: pass that one as an int.)
+absl::StatusOr<Tensor> squeeze(const Tensor& t, absl::Span<const int> axes);
+
 // Inserts a length-1 axis so that it becomes axis `axis` of the result
 // (in [-ndim - 1, ndim]).
 absl::StatusOr<Tensor> expand_dims(const Tensor& t, int axis);
+
+// Inserts a length-1 axis at each of `axes`, positions in the result (of
+// ndim + axes.size() axes), as np.expand_dims(a, (0, 2)): an axis out of
+// range or repeated is InvalidArgument naming it.
+absl::StatusOr<Tensor> expand_dims(const Tensor& t,
+                                   absl::Span<const int> axes);
 
 }  // namespace tessera
 

@@ -208,5 +208,41 @@ TEST(SqueezeTest, SqueezeAndExpandDimsAreInverse) {
   EXPECT_TRUE(e->c_contiguous());
 }
 
+// Shapes as NumPy 1.24 gives them: np.squeeze(a, (1, 3)) etc.
+TEST(SqueezeTest, TuplesOfAxesMatchNumPy) {
+  const Tensor a = *zeros({2, 1, 3, 1});
+  const std::vector<int> both = {1, 3};
+  EXPECT_THAT(squeeze(a, absl::MakeConstSpan(both))->shape(),
+              ElementsAre(2, 3));
+  const std::vector<int> last = {-1};
+  EXPECT_THAT(squeeze(a, absl::MakeConstSpan(last))->shape(),
+              ElementsAre(2, 1, 3));
+  const Tensor b = *arange(0, 6, 1, DType::kInt32);
+  const Tensor m = *reshape(b, {2, 3});
+  auto e = expand_dims(m, {0, 3});
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_THAT(e->shape(), ElementsAre(1, 2, 3, 1));
+  EXPECT_EQ(e->ToVector<int32_t>(), b.ToVector<int32_t>());
+  EXPECT_THAT(expand_dims(m, {-1, 0})->shape(), ElementsAre(1, 2, 3, 1));
+  EXPECT_THAT(expand_dims(m, absl::Span<const int>())->shape(),
+              ElementsAre(2, 3));
+  EXPECT_TRUE(squeeze(*expand_dims(m, {0, 2}), {0, 2})->shape() == m.shape());
+}
+
+TEST(SqueezeTest, BadTuplesNameTheAxis) {
+  const Tensor a = *zeros({2, 1, 3, 1});
+  EXPECT_EQ(Message(squeeze(a, {1, 1}).status()), "repeated axis 1 in squeeze");
+  const std::vector<int> first = {0};
+  EXPECT_EQ(Message(squeeze(a, absl::MakeConstSpan(first)).status()),
+            "cannot squeeze axis 0 of shape (2, 1, 3, 1): its size is not one");
+  EXPECT_EQ(Message(squeeze(a, {1, 4}).status()),
+            "axis 4 is out of bounds for tensor of dimension 4");
+  const Tensor m = *zeros({2, 3});
+  EXPECT_EQ(Message(expand_dims(m, {0, 4}).status()),
+            "axis 4 is out of bounds for tensor of dimension 4");
+  EXPECT_EQ(Message(expand_dims(m, {1, -3}).status()),
+            "repeated axis -3 in expand_dims");
+}
+
 }  // namespace
 }  // namespace tessera

@@ -1,0 +1,142 @@
+// Copyright 2026 The Tessera Authors.
+//
+// indexing.h beyond the NumPy goldens: the branch-free selection against a
+// plain loop for every element width and mask shape (selected elements at
+// the start, the end, none, all), strided inputs, and bad input named.
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tensor/indexing.h"
+#include "tensor/view.h"
+
+namespace tessera {
+namespace {
+
+Tensor BoolTensor(const std::vector<uint8_t>& bits) {
+  std::vector<bool> b(bits.begin(), bits.end());
+  return *astype(*FromVector(std::vector<int32_t>(bits.begin(), bits.end())),
+                 DType::kBool);
+}
+
+TEST(MaskedSelectTest, BranchFreePathMatchesAPlainLoopForEveryWidth) {
+  std::mt19937 rng(5);
+  for (DType d : {DType::kInt8, DType::kInt16, DType::kFloat32,
+                  DType::kFloat64}) {
+    for (int64_t n : {1, 2, 7, 64, 1001}) {
+      for (int pattern = 0; pattern < 5; ++pattern) {
+        std::vector<uint8_t> bits(n);
+        for (int64_t i = 0; i < n; ++i) {
+          switch (pattern) {
+            case 0: bits[i] = rng() & 1; break;
+            case 1: bits[i] = i < n / 2 + 1; break;   // trues first
+            case 2: bits[i] = i >= n / 2; break;      // trues last
+            case 3: bits[i] = 1; break;
+            default: bits[i] = 0; break;
+          }
+        }
+        const Tensor a = *astype(*arange(0, n, 1, DType::kInt64), d);
+        auto r = masked_select(a, BoolTensor(bits));
+        ASSERT_TRUE(r.ok()) << r.status();
+        std::vector<double> want;
+        for (int64_t i = 0; i < n; ++i) {
+          if (bits[i]) want.push_back(static_cast<double>(static_cast<int8_t>(i)));
+        }
+        std::vector<double> got = r->ToVector<double>();
+        ASSERT_EQ(got.size(), want.size()) << DTypeName(d) << " n=" << n;
+        if (d != DType::kInt8) {
+          want.clear();
+          for (int64_t i = 0; i < n; ++i) {
+            if (bits[i]) want.push_back(static_cast<double>(d == DType::kInt16 ? static_cast<int16_t>(i) : i));
+          }
+        }
+        EXPECT_EQ(got, want) << DTypeName(d) << " n=" << n << " pattern "
+                             << pattern;
+      }
+    }
+  }
+}
+
+TEST(MaskedSelectTest, StridedTensorAndMaskSelectInCOrder) {
+  auto a = transpose(*reshape(*arange(0, 6, 1, DType::kInt32), {2, 3}));
+  // a = [[0,3],[1,4],[2,5]]
+  auto m = transpose(*reshape(BoolTensor({1, 0, 1, 1, 1, 0}), {2, 3}));
+  // m = [[1,1],[0,1],[1,0]]
+  auto r = masked_select(*a, *m);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->ToVector<int32_t>(), (std::vector<int32_t>{0, 3, 4, 2}));
+}
+
+TEST(MaskedAssignTest, StridedDestinationIsWrittenThroughTheView) {
+  auto base = *zeros({2, 3}, DType::kFloat32);
+  auto t = *transpose(base);  // shape 3x2, writes land in base
+  ASSERT_TRUE(masked_assign(t, BoolTensor({1, 0, 1}), 5.0).ok());
+  EXPECT_EQ(base.ToVector<float>(),
+            (std::vector<float>{5, 0, 5, 5, 0, 5}));
+}
+
+TEST(IndexingTest, BadInputIsNamed) {
+  const Tensor a = *arange(0, 6, 1, DType::kFloat32);
+  EXPECT_EQ(take(a, *FromVector(std::vector<int64_t>{1, 7})).status().message(),
+            "index 7 is out of bounds for axis 0 with size 6");
+  EXPECT_EQ(take(a, *FromVector(std::vector<uint64_t>{1ull << 63}))
+                .status()
+                .message(),
+            "index 9223372036854775808 is out of bounds for axis 0 with size 6");
+  EXPECT_EQ(take(a, *FromVector(std::vector<float>{1})).status().message(),
+            "index array of dtype float32 is not an integer dtype");
+  EXPECT_EQ(take(a, *FromVector(std::vector<int8_t>{0}), 1).status().message(),
+            "axis 1 is out of bounds for tensor of dimension 1");
+  EXPECT_EQ(masked_select(a, *FromVector(std::vector<int32_t>{1, 0, 1, 0, 1, 0}))
+                .status()
+                .message(),
+            "mask of dtype int32 is not bool");
+  EXPECT_EQ(masked_select(a, BoolTensor({1, 0})).status().message(),
+            "boolean index did not match indexed array along dimension 0; "
+            "dimension is 6 but corresponding boolean dimension is 2");
+  EXPECT_FALSE(masked_select(a, *reshape(BoolTensor({1, 0, 1, 0, 1, 0}),
+                                         {1, 6}))
+                   .ok());
+  auto mask = BoolTensor({1, 0, 1, 0, 1, 0});
+  EXPECT_EQ(masked_assign(a, mask, *FromVector(std::vector<float>{1, 2}))
+                .message(),
+            "NumPy boolean array indexing assignment cannot assign 2 input "
+            "values to the 3 output values where the mask is true");
+  auto w = *copy(a);
+  EXPECT_EQ(put(w, *FromVector(std::vector<int16_t>{-7}),
+                *FromVector(std::vector<float>{1}))
+                .message(),
+            "index -7 is out of bounds for axis 0 with size 6");
+  EXPECT_EQ(w.ToVector<float>(), a.ToVector<float>()) << "nothing written";
+  EXPECT_FALSE(put(w, *FromVector(std::vector<int16_t>{1}),
+                   *zeros({0}, DType::kFloat32))
+                   .ok());
+  auto ro = *broadcast_to(a, {2, 6});
+  EXPECT_FALSE(masked_assign(ro, *reshape(*astype(*zeros({12}), DType::kBool),
+                                           {2, 6}),
+                             1.0)
+                   .ok());
+  EXPECT_FALSE(compress(*zeros({2, 2}), a).ok());
+  EXPECT_EQ(take(*zeros({0}), *FromVector(std::vector<int64_t>{0}), 0,
+                 IndexMode::kWrap)
+                .status()
+                .message(),
+            "cannot do a non-empty take from an empty axes.");
+  EXPECT_FALSE(nonzero(Tensor()).ok());
+  EXPECT_FALSE(take(Tensor(), a).ok());
+}
+
+TEST(IndexingTest, WhereWithOneArgumentIsNonzero) {
+  auto m = *reshape(*FromVector(std::vector<int32_t>{0, 2, 3, 0}), {2, 2});
+  auto w = where(m);
+  ASSERT_TRUE(w.ok());
+  ASSERT_EQ(w->size(), 2u);
+  EXPECT_EQ((*w)[0].dtype(), DType::kInt64);
+  EXPECT_EQ((*w)[0].ToVector<int64_t>(), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ((*w)[1].ToVector<int64_t>(), (std::vector<int64_t>{1, 0}));
+}
+
+}  // namespace
+}  // namespace tessera
