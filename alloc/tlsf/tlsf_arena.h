@@ -150,6 +150,27 @@
 //      of the list at its head (no later block is larger); only non-empty
 //      lists are marked stale.
 //
+// Where each is kept (one file per concern; internal/ is private):
+//   1, 2  address chains and pending flags: AllocBlock, FreeBlockNow and
+//         ResizeInPlace (tlsf_arena.cc), AddRegionImpl (internal/
+//         regions.cc), CarveNodes (internal/nodes.cc), Collect
+//         (internal/integrity.cc);
+//   3, 4, 9  free lists, bitmaps and list heads: MapInsert, FindFit,
+//         InsertFree and RemoveFree (internal/lists-inl.h), RepairListHead
+//         (integrity.cc);
+//   5     node storage: PopNode, RecycleNode (internal/nodes-inl.h),
+//         CarveNodes (nodes.cc);
+//   6     pointer index: IndexBlock, UnindexBlock (internal/
+//         pointer_index-inl.h), BuildPointerIndex (internal/pointer_index.cc);
+//   7     statistics: SetSizeFlags, InsertFree, RemoveFree (lists-inl.h) and
+//         the API entry points (tlsf_arena.cc);
+//   8     quick cache: QuickPush, QuickPop (this header), FlushQuickCache
+//         (tlsf_arena.cc).
+// CheckIntegrity itself is in internal/integrity.cc. Debug and sanitizer
+// builds also check, with TESSERA_DCHECK (alloc/internal/dcheck.h), the
+// invariant each step relies on where it relies on it; sanitizer builds run
+// CheckIntegrity after Collect and every kExpensiveCheckPeriod-th free.
+//
 // Bad input never corrupts the arena:
 //   * Size 0 is a request for a minimal block (one granule).
 //   * A size above the max block size, a size whose rounding overflows, a
@@ -862,6 +883,16 @@ class TlsfArena final : public Allocator {
   internal::StatsRecorder stats_;
   internal::ExpensiveCheckCountdown free_countdown_;
 };
+
+// Inline because the free and realloc paths ask it of every block outside
+// region 0; a linear search, since there are at most kMaxRegions.
+inline int TlsfArena::RegionOf(const void* ptr) const {
+  const char* p = static_cast<const char*>(ptr);
+  for (int r = 0; r < num_regions_; ++r) {
+    if (p >= regions_[r].base && p < regions_[r].floor) return r;
+  }
+  return -1;
+}
 
 }  // namespace tessera
 

@@ -1,9 +1,10 @@
 // Copyright 2026 The Tessera Authors.
 //
 // CheckIntegrity of TlsfArena against state corrupted on purpose, one test
-// per numbered invariant of tlsf_arena.h that tlsf_arena_test.cc does not
-// already break (it corrupts 1, 6, 7 and 9): each breaks one field through
-// IntegrityTestPeer, checks that the error names exactly that invariant, and
+// per numbered invariant of tlsf_arena.h that the per-concern tests do not
+// already break (tlsf_arena_test.cc corrupts 1 and 7,
+// tlsf_arena_pointer_index_test.cc 6, tlsf_arena_list_head_test.cc 9): each
+// breaks one field through IntegrityTestPeer, checks that the error names exactly that invariant, and
 // restores the field, so the arena is sound again before it is destroyed.
 // Also the graded internal checks (alloc/internal/dcheck.h): the cheap ones
 // fire where an invariant is relied on, the expensive one catches a
