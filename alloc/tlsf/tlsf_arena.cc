@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "alloc/internal/dcheck.h"
+#include "alloc/internal/zero_memory.h"
 #include "alloc/tlsf/internal/lists-inl.h"
 #include "alloc/tlsf/internal/nodes-inl.h"
 #include "alloc/tlsf/internal/pointer_index-inl.h"
@@ -536,6 +537,31 @@ void* TlsfArena::AllocateSlow(size_t bytes, size_t alignment) noexcept {
   if (i == kNil) return CountFailure();
   stats_.RecordAllocation(SizeOf(N(i)));
   return N(i)->addr;
+}
+
+void* TlsfArena::DoAllocateZeroed(size_t bytes, size_t alignment) noexcept {
+  // Read before the allocation moves it: what lies at or above it in the
+  // first region was never handed out (invariant 10).
+  const uint64_t clean_from = high_water_;
+  char* const p = static_cast<char*>(TlsfArena::DoAllocate(bytes, alignment));
+  if (p == nullptr || bytes == 0) return p;
+  const int r = RegionOf(p);
+  const Region& region = regions_[r];
+  if (!region.system || !options_.system_memory.anonymous) {
+    std::memset(p, 0, bytes);  // caller memory: nothing known about it
+    return p;
+  }
+  size_t dirty = bytes;
+  if (r == 0) {
+    const uint64_t offset = static_cast<uint64_t>(p - region.base);
+    if (offset >= clean_from) return p;  // fresh from the mapping
+    dirty = static_cast<size_t>(std::min<uint64_t>(bytes, clean_from - offset));
+  }
+  internal::ZeroMemory(p, dirty,
+                       region.memory_bytes >= kHugePageRegion
+                           ? internal::ZeroPages::kAnonymousHuge
+                           : internal::ZeroPages::kMemsetOnly);
+  return p;
 }
 
 void TlsfArena::DeallocateSlow(void* ptr) noexcept {

@@ -512,6 +512,23 @@ absl::Status TlsfArena::CheckIntegrity() const {
       }
     }
   }
+
+  // 10. No allocated or cached block of the first region ends above the
+  //     high water mark. (The chain was walked and bounded by check 1.)
+  if (num_regions_ > 0) {
+    const Region& r0 = regions_[0];
+    for (uint32_t x = r0.last; x != kNil; x = N(x)->prev_phys) {
+      const Node* n = N(x);
+      if (IsFree(n)) continue;
+      const uint64_t end = static_cast<uint64_t>(n->addr - r0.base) + SizeOf(n);
+      if (end > high_water_) {
+        return violated(
+            10, absl::StrFormat("block %p of %u bytes ends at offset %u of "
+                                "region 0, above the high water mark %u",
+                                n->addr, SizeOf(n), end, high_water_));
+      }
+    }
+  }
   return absl::OkStatus();
 }
 

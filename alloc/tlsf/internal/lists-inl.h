@@ -26,6 +26,9 @@ namespace tlsf_internal {
 
 inline constexpr size_t kPageSize = 4096;
 
+// Regions of at least this size ask for transparent huge pages.
+inline constexpr size_t kHugePageRegion = size_t{4} << 20;
+
 inline uintptr_t AlignUp(uintptr_t value, size_t alignment) {
   return (value + alignment - 1) & ~(uintptr_t{alignment} - 1);
 }
@@ -43,6 +46,7 @@ inline int Log2(size_t value) { return 63 - __builtin_clzll(value); }
 using tlsf_internal::AlignDown;
 using tlsf_internal::AlignUp;
 using tlsf_internal::IsPowerOfTwo;
+using tlsf_internal::kHugePageRegion;
 using tlsf_internal::kPageSize;
 using tlsf_internal::Log2;
 

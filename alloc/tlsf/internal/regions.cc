@@ -23,8 +23,6 @@
 namespace tessera {
 namespace {
 
-// Regions of at least this size ask for transparent huge pages.
-constexpr size_t kHugePageRegion = size_t{4} << 20;
 
 void* MmapMemory(size_t bytes, void*) {
   void* ptr = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
@@ -46,7 +44,7 @@ std::atomic<uint32_t> g_next_arena_id{1};
 }  // namespace
 
 SystemMemory DefaultSystemMemory() {
-  return SystemMemory{&MmapMemory, &MunmapMemory, nullptr};
+  return SystemMemory{&MmapMemory, &MunmapMemory, nullptr, /*anonymous=*/true};
 }
 
 // ---------------------------------------------------------------------------
