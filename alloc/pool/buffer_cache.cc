@@ -9,6 +9,7 @@
 #include "absl/numeric/bits.h"
 #include "absl/strings/str_format.h"
 #include "alloc/internal/dcheck.h"
+#include "alloc/internal/zero_memory.h"
 #include "alloc/pool/internal/os_pages.h"
 
 #if defined(ABSL_HAVE_ADDRESS_SANITIZER)
@@ -93,8 +94,14 @@ void* BufferCache::AllocateLarge(size_t bytes, size_t alignment,
     }
   }
   if (ptr != nullptr) {
-    // A fresh mapping reads as zero; a reused one must be cleared.
-    if (zero) std::memset(ptr, 0, bytes);
+    // A fresh mapping reads as zero; a reused one must be cleared: above the
+    // crossover by giving its whole huge pages back (internal/zero_memory.h).
+    if (zero) {
+      internal::ZeroMemory(ptr, bytes,
+                           options_.huge_pages
+                               ? internal::ZeroPages::kAnonymousHuge
+                               : internal::ZeroPages::kMemsetOnly);
+    }
     return ptr;
   }
   // Map outside the lock: mmap can take a while and needs no shared state.

@@ -96,6 +96,32 @@ TEST_F(BufferCacheTest, LargeBufferIsMappedPageAlignedAndReadsZero) {
   EXPECT_TRUE(cache->CheckIntegrity().ok()) << cache->CheckIntegrity();
 }
 
+// A zeroed request served by a dirty cached buffer reads all zero, below and
+// above the crossover where clearing becomes giving huge pages back.
+TEST_F(BufferCacheTest, ZeroedRequestAfterDirtyReuseReadsAllZero) {
+  auto cache = Make();
+  const size_t sizes[] = {200 * kKiB, 4 * kMiB - 4096, 4 * kMiB,
+                          4 * kMiB + 12345, 10 * kMiB + 100};
+  for (size_t bytes : sizes) {
+    auto* dirty = static_cast<unsigned char*>(cache->Allocate(bytes));
+    ASSERT_NE(dirty, nullptr);
+    std::memset(dirty, 0xA5, bytes);
+    cache->Deallocate(dirty, bytes);
+    auto* zeroed = static_cast<unsigned char*>(cache->AllocateZeroed(bytes));
+    ASSERT_EQ(zeroed, dirty) << bytes;
+    size_t first_nonzero = bytes;
+    for (size_t i = 0; i < bytes; ++i) {
+      if (zeroed[i] != 0) {
+        first_nonzero = i;
+        break;
+      }
+    }
+    EXPECT_EQ(first_nonzero, bytes) << bytes;
+    cache->Deallocate(zeroed, bytes);
+  }
+  EXPECT_TRUE(cache->CheckIntegrity().ok()) << cache->CheckIntegrity();
+}
+
 TEST_F(BufferCacheTest, FreedBufferServesTheNextRequestOfItsClass) {
   auto cache = Make();
   void* a = cache->Allocate(100000);

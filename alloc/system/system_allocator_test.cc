@@ -426,6 +426,38 @@ TEST(AlignedAllocatorTest, ThreadCacheRecyclesBigBlocksWithinItsBounds) {
   EXPECT_EQ(CallingThreadCacheUsage().blocks, 0u);
 }
 
+// A zeroed request below the crossover of alloc/internal/zero_memory.h
+// (4 MiB) takes a dirty cached big block too and must clear all of it; at and
+// above it the block comes fresh from calloc. Sizes around the crossover.
+TEST(AlignedAllocatorTest, ZeroedRequestReusesADirtyBigBlockAndReadsAllZero) {
+  ReleaseCallingThreadCache();
+  AlignedAllocator allocator(64, Untracked());
+  const size_t sizes[] = {100 << 10, (size_t{4} << 20) - 4096, size_t{4} << 20,
+                          (size_t{4} << 20) + 12345, size_t{10} << 20};
+  for (size_t bytes : sizes) {
+    auto* dirty = static_cast<unsigned char*>(allocator.Allocate(bytes));
+    ASSERT_NE(dirty, nullptr);
+    std::memset(dirty, 0xA5, bytes);
+    allocator.Deallocate(dirty, bytes);
+    auto* zeroed = static_cast<unsigned char*>(allocator.AllocateZeroed(bytes));
+    ASSERT_NE(zeroed, nullptr);
+    if (kSystemThreadCacheEnabled && bytes < (size_t{4} << 20)) {
+      EXPECT_EQ(zeroed, dirty) << bytes;
+    }
+    size_t first_nonzero = bytes;
+    for (size_t i = 0; i < bytes; ++i) {
+      if (zeroed[i] != 0) {
+        first_nonzero = i;
+        break;
+      }
+    }
+    EXPECT_EQ(first_nonzero, bytes) << bytes;
+    allocator.Deallocate(zeroed, bytes);
+  }
+  ReleaseCallingThreadCache();
+  EXPECT_TRUE(allocator.CheckIntegrity().ok());
+}
+
 TEST(AlignedAllocatorTest, BigCacheTrustsGlibcNotTheClaimedSize) {
   ReleaseCallingThreadCache();
   AlignedAllocator allocator(64, Untracked());

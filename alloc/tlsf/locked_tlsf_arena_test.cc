@@ -1,14 +1,18 @@
 // Copyright 2026 The Tessera Authors.
 //
 // LockedTlsfArena forwards each call to its TlsfArena under one mutex; these
-// tests pin that every forwarded call behaves as the arena's own (the
-// threaded test in tlsf_arena_test.cc pins the locking).
+// tests pin that every forwarded call behaves as the arena's own, and that
+// threads sharing one arena keep it whole.
 
 #include "alloc/tlsf/locked_tlsf_arena.h"
 
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <random>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -67,6 +71,49 @@ TEST(LockedTlsfArenaTest, ForwardsEveryCallToTheArenaUnderTheLock) {
   EXPECT_EQ(arena.Stats().free_blocks, 1u);
   EXPECT_TRUE(arena.CheckIntegrity().ok()) << arena.CheckIntegrity();
   EXPECT_EQ(arena.stats().bytes_in_use, 0u);
+}
+
+TEST(LockedTlsfArenaTest, ThreadsShareOneArenaSafely) {
+  absl::StatusOr<std::unique_ptr<LockedTlsfArena>> made =
+      LockedTlsfArena::Create();
+  ASSERT_TRUE(made.ok());
+  LockedTlsfArena& arena = **made;
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 500;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&arena, t] {
+      std::mt19937 rng(t);
+      std::vector<std::pair<Handle, unsigned char>> live;
+      for (int i = 0; i < kRounds; ++i) {
+        absl::StatusOr<Handle> h = arena.Alloc(16 + rng() % 500);
+        ASSERT_TRUE(h.ok());
+        const auto tag = static_cast<unsigned char>(t * 31 + i);
+        std::memset(h->address(), tag, h->size());
+        live.push_back({*h, tag});
+        if (live.size() > 8) {
+          const auto [old, old_tag] = live.front();
+          live.erase(live.begin());
+          const auto* bytes = static_cast<unsigned char*>(old.address());
+          for (size_t k = 0; k < old.size(); ++k) ASSERT_EQ(bytes[k], old_tag);
+          if (i % 2 == 0) {
+            ASSERT_TRUE(arena.Free(old).ok());
+          } else {
+            arena.Deallocate(old.address(), old.size());
+          }
+        }
+      }
+      for (const auto& block : live) ASSERT_TRUE(arena.Free(block.first).ok());
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_TRUE(arena.CheckIntegrity().ok()) << arena.CheckIntegrity();
+  const AllocatorStats stats = arena.stats();
+  EXPECT_EQ(stats.allocations, uint64_t{kThreads * kRounds});
+  EXPECT_EQ(stats.deallocations, uint64_t{kThreads * kRounds});
+  EXPECT_EQ(arena.Stats().free_blocks, 1u);
+  EXPECT_EQ(arena.Allocate(64, 3), nullptr);
+  EXPECT_EQ(arena.stats().failed_requests, 1u);
 }
 
 }  // namespace

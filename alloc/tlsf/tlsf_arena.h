@@ -149,6 +149,33 @@
 //   9. Every segregated list that is not marked stale has a largest block
 //      of the list at its head (no later block is larger); only non-empty
 //      lists are marked stale.
+//  10. No block of the first region that is allocated or cached ends above
+//      the high water mark (`high_water_offset`): the bytes above it were
+//      never handed out, so in mapped memory they still read zero, which
+//      lets a zeroed request skip clearing them.
+//
+// Where each is kept (one file per concern; internal/ is private):
+//   1, 2  address chains and pending flags: AllocBlock, FreeBlockNow and
+//         ResizeInPlace (tlsf_arena.cc), AddRegionImpl (internal/
+//         regions.cc), CarveNodes (internal/nodes.cc), Collect
+//         (internal/integrity.cc);
+//   3, 4, 9  free lists, bitmaps and list heads: MapInsert, FindFit,
+//         InsertFree and RemoveFree (internal/lists-inl.h), RepairListHead
+//         (integrity.cc);
+//   5     node storage: PopNode, RecycleNode (internal/nodes-inl.h),
+//         CarveNodes (nodes.cc);
+//   6     pointer index: IndexBlock, UnindexBlock (internal/
+//         pointer_index-inl.h), BuildPointerIndex (internal/pointer_index.cc);
+//   7     statistics: SetSizeFlags, InsertFree, RemoveFree (lists-inl.h) and
+//         the API entry points (tlsf_arena.cc);
+//   8     quick cache: QuickPush, QuickPop (this header), FlushQuickCache
+//         (tlsf_arena.cc);
+//   10    high water: NoteAllocated and ResizeInPlace (tlsf_arena.cc), relied
+//         on by DoAllocateZeroed (tlsf_arena.cc).
+// CheckIntegrity itself is in internal/integrity.cc. Debug and sanitizer
+// builds also check, with TESSERA_DCHECK (alloc/internal/dcheck.h), the
+// invariant each step relies on where it relies on it; sanitizer builds run
+// CheckIntegrity after Collect and every kExpensiveCheckPeriod-th free.
 //
 // Bad input never corrupts the arena:
 //   * Size 0 is a request for a minimal block (one granule).
@@ -226,9 +253,15 @@ struct SystemMemory {
   void* (*map)(size_t bytes, void* context);
   void (*unmap)(void* ptr, size_t bytes, void* context);
   void* context = nullptr;
+  // True if `map` returns private anonymous memory that reads as zero, where
+  // MADV_DONTNEED gives pages back and the next touch maps zero pages: a
+  // zeroed request may then skip bytes never handed out and give a large
+  // block's whole huge pages back instead of clearing them
+  // (alloc/internal/zero_memory.h). False: zeroed requests memset.
+  bool anonymous = false;
 };
-// mmap/munmap of private anonymous memory (MAP_NORESERVE); mappings of 4 MiB
-// and more are advised MADV_HUGEPAGE (transparent huge pages cut the TLB
+// mmap/munmap of private anonymous memory (MAP_NORESERVE, `anonymous`);
+// mappings of 4 MiB and more are advised MADV_HUGEPAGE (transparent huge pages cut the TLB
 // misses of random node and block accesses).
 SystemMemory DefaultSystemMemory();
 
@@ -515,6 +548,10 @@ class TlsfArena final : public Allocator {
   }
   void* DoReallocate(void* ptr, size_t old_bytes, size_t new_bytes,
                      size_t alignment) noexcept override;
+  // Zeroed: bytes of the first region never handed out (invariant 10) are
+  // not cleared, and a large block of mapped memory gets its whole huge
+  // pages given back rather than written (alloc/internal/zero_memory.h).
+  void* DoAllocateZeroed(size_t bytes, size_t alignment) noexcept override;
   void DoDeallocate(void* ptr, size_t bytes,
                     size_t alignment) noexcept override {
     const Region& r0 = regions_[0];
@@ -862,6 +899,16 @@ class TlsfArena final : public Allocator {
   internal::StatsRecorder stats_;
   internal::ExpensiveCheckCountdown free_countdown_;
 };
+
+// Inline because the free and realloc paths ask it of every block outside
+// region 0; a linear search, since there are at most kMaxRegions.
+inline int TlsfArena::RegionOf(const void* ptr) const {
+  const char* p = static_cast<const char*>(ptr);
+  for (int r = 0; r < num_regions_; ++r) {
+    if (p >= regions_[r].base && p < regions_[r].floor) return r;
+  }
+  return -1;
+}
 
 }  // namespace tessera
 

@@ -1,9 +1,10 @@
 // Copyright 2026 The Tessera Authors.
 //
 // CheckIntegrity of TlsfArena against state corrupted on purpose, one test
-// per numbered invariant of tlsf_arena.h that tlsf_arena_test.cc does not
-// already break (it corrupts 1, 6, 7 and 9): each breaks one field through
-// IntegrityTestPeer, checks that the error names exactly that invariant, and
+// per numbered invariant of tlsf_arena.h that the per-concern tests do not
+// already break (tlsf_arena_test.cc corrupts 1 and 7,
+// tlsf_arena_pointer_index_test.cc 6, tlsf_arena_list_head_test.cc 9): each
+// breaks one field through IntegrityTestPeer, checks that the error names exactly that invariant, and
 // restores the field, so the arena is sound again before it is destroyed.
 // Also the graded internal checks (alloc/internal/dcheck.h): the cheap ones
 // fire where an invariant is relied on, the expensive one catches a
@@ -51,6 +52,7 @@ class IntegrityTestPeer {
   static uint32_t& quick_count(TlsfArena& a, uint32_t q) {
     return a.quick_[q].count;
   }
+  static uint64_t& high_water(TlsfArena& a) { return a.high_water_; }
   // Frees block i without any of the API's validation.
   static void FreeMerging(TlsfArena& a, uint32_t i) { a.FreeMerging(i, 4); }
 };
@@ -71,6 +73,22 @@ std::unique_ptr<TlsfArena> MakeArena(TlsfArenaOptions options = {}) {
 
 std::string Message(const absl::Status& status) {
   return std::string(status.message());
+}
+
+// A zeroed request trusts the bytes above the mark to read zero: a block
+// above it would let one skip clearing memory that was handed out.
+TEST(TlsfIntegrityTest, ABlockAboveTheHighWaterMarkBreaksInvariant10) {
+  auto arena = MakeArena();
+  Handle a = *arena->Alloc(256);
+  ASSERT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
+  uint64_t& mark = Peer::high_water(*arena);
+  const uint64_t saved = mark;
+  mark = saved - 64;
+  EXPECT_THAT(Message(arena->CheckIntegrity()),
+              HasSubstr("invariant 10 violated"));
+  mark = saved;
+  EXPECT_TRUE(arena->CheckIntegrity().ok()) << arena->CheckIntegrity();
+  ASSERT_TRUE(arena->Free(a).ok());
 }
 
 TEST(TlsfIntegrityTest, AdjacentFreeBlocksNotBothPendingBreakInvariant2) {
