@@ -85,6 +85,32 @@ absl::StatusOr<StorageRef> Storage::Allocate(size_t bytes,
         "storage of %u bytes overflows size_t with its %u-byte header", bytes,
         kHeaderBytes));
   }
+  if (zeroed && bytes >= kSeparateHeaderZeroedBytes) {
+    const size_t data_block_bytes = bytes + spare;
+    void* data_block =
+        allocator.AllocateZeroed(data_block_bytes, kDefaultAlignment);
+    if (data_block == nullptr) {
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "allocator \"%s\" could not provide %u bytes for tensor storage",
+          allocator.name(), bytes));
+    }
+    void* header = allocator.Allocate(sizeof(Storage), kDefaultAlignment);
+    if (header == nullptr) {
+      allocator.Deallocate(data_block, data_block_bytes, kDefaultAlignment);
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "allocator \"%s\" could not provide the %u-byte header of %u bytes "
+          "of tensor storage",
+          allocator.name(), sizeof(Storage), bytes));
+    }
+    char* data = reinterpret_cast<char*>(
+        (reinterpret_cast<uintptr_t>(data_block) + kLargeAlignment - 1) &
+        ~(kLargeAlignment - 1));
+    Storage* storage = new (header) Storage(
+        data, bytes, &allocator, sizeof(Storage), kDefaultAlignment, false);
+    storage->separate_block_ = data_block;
+    storage->separate_block_bytes_ = data_block_bytes;
+    return StorageRef(storage);
+  }
   const size_t block_bytes = bytes + kHeaderBytes + spare;
   const size_t alignment = kDefaultAlignment;
   void* block = zeroed ? allocator.AllocateZeroed(block_bytes, alignment)
@@ -127,6 +153,10 @@ void Storage::Unref() {
   const size_t block_bytes = block_bytes_;
   const size_t alignment = alignment_;
   if (wrapped_ && release_) release_(data_);
+  if (separate_block_ != nullptr) {
+    allocator->Deallocate(separate_block_, separate_block_bytes_,
+                          kDefaultAlignment);
+  }
   this->~Storage();
   allocator->Deallocate(this, block_bytes, alignment);
 }

@@ -93,7 +93,10 @@ class Storage {
   static constexpr size_t kLargeAlignment = 64;
 
   // Allocates `bytes` of data from `allocator` (uninitialised, or zero when
-  // `zeroed`).
+  // `zeroed`). Zeroed data of `kSeparateHeaderZeroedBytes` or more gets the
+  // header in a block of its own (both from `allocator`), so pages the
+  // allocator gives back lazily zeroed are not touched until used.
+  static constexpr size_t kSeparateHeaderZeroedBytes = size_t{4} << 20;
   static absl::StatusOr<StorageRef> Allocate(size_t bytes,
                                              Allocator& allocator,
                                              bool zeroed);
@@ -142,6 +145,14 @@ class Storage {
   // Alignment the block was allocated with (and is freed with).
   size_t alignment_;
   bool wrapped_;
+  // Non-null: the block of owned data, apart from this header (the data is
+  // its first cache line boundary). Large zeroed storage does this so the
+  // allocator's lazily zeroed pages stay untouched until the data is used: a
+  // header written in front of them faulted the first (huge) page in at once.
+  // Allocated at kDefaultAlignment: a larger alignment would turn malloc's
+  // calloc into posix_memalign + memset.
+  void* separate_block_ = nullptr;
+  size_t separate_block_bytes_ = 0;
   // Wrapped storage only; heap use of std::function for large captures is the
   // caller's choice.
   std::function<void(void*)> release_;

@@ -7,6 +7,7 @@
 #include "tensor/storage.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "alloc/default_allocator.h"
@@ -106,6 +107,38 @@ TEST(StorageBackingTest, AnExplicitOrScopedAllocatorIsAlwaysUsed) {
   }
   EXPECT_EQ(counting.stats().live_allocations(), 0u);
   EXPECT_EQ(counting.stats().bytes_in_use, 0u);
+  EXPECT_TRUE(counting.CheckIntegrity().ok());
+}
+
+// Large zeroed storage keeps its header out of the data's block, so the
+// lazily zeroed pages an allocator returns are not touched by the header;
+// both blocks go back to the allocator, and a failed header frees the data.
+TEST(StorageBackingTest, LargeZeroedStorageHasItsHeaderInABlockOfItsOwn) {
+  const int64_t n = Floats(Storage::kSeparateHeaderZeroedBytes);
+  CountingAllocator counting;
+  {
+    auto z = zeros({n}, DType::kFloat32, &counting);
+    ASSERT_TRUE(z.ok()) << z.status();
+    EXPECT_EQ(counting.stats().live_allocations(), 2u);  // data + header
+    EXPECT_EQ(counting.zeroed_allocations(), 1u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(z->data()) % Storage::kLargeAlignment,
+              0u);
+    EXPECT_TRUE(z->owns_data());
+    EXPECT_THAT(z->ToVector<float>(), ::testing::Each(0.0f));
+    // Just below the threshold: one block, header in front.
+    auto below = zeros({n - 1}, DType::kFloat32, &counting);
+    ASSERT_TRUE(below.ok());
+    EXPECT_EQ(counting.stats().live_allocations(), 3u);
+  }
+  EXPECT_EQ(counting.stats().live_allocations(), 0u);
+  EXPECT_EQ(counting.stats().bytes_in_use, 0u);
+  // The header is the second request: refuse it, and the data goes back.
+  counting.set_fail_after(counting.stats().allocations + 1);
+  auto refused = zeros({n}, DType::kFloat32, &counting);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(std::string(refused.status().message()),
+              ::testing::HasSubstr("header"));
+  EXPECT_EQ(counting.stats().live_allocations(), 0u);
   EXPECT_TRUE(counting.CheckIntegrity().ok());
 }
 
