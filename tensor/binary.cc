@@ -148,7 +148,8 @@ absl::Status CheckExponents(BinaryOp op, DType dtype, const Operand& b) {
   bool found = false;
   VisitDType(dtype, [&](auto zero) {
     using T = decltype(zero);
-    internal::ForEachRow<1>(
+    if constexpr (kIsFloat16<T>) return;  // signed integers only
+    else internal::ForEachRow<1>(
         b.shape, {b.strides}, {const_cast<char*>(b.data)},
         [&](std::array<char*, 1> p, std::array<int64_t, 1> s, int64_t n) {
           for (int64_t i = 0; i < n && !found; ++i) {
@@ -188,6 +189,31 @@ Operand ScalarOperand(const Scalar& s, DType dtype, uint64_t& buffer) {
   return {reinterpret_cast<const char*>(&buffer), {}, {}};
 }
 
+// float16 computes in float32 and rounds the result once, as NumPy's half
+// loops do (npy_float_to_half(npy_half_to_float(a) + npy_half_to_float(b))):
+// the operands widen exactly (int8, uint8 and bool included), the float32 op
+// runs on its usual kernels, and a float32 result is rounded to float16.
+absl::StatusOr<Tensor> RoundedToFloat16(absl::StatusOr<Tensor> result,
+                                        Allocator* allocator) {
+  if (!result.ok() || result->dtype() != DType::kFloat32) return result;
+  return astype(*result, DType::kFloat16, allocator);
+}
+
+absl::StatusOr<Tensor> WidenedToFloat32(const Tensor& t,
+                                        Allocator* allocator) {
+  if (t.dtype() == DType::kFloat32) return t;
+  return astype(t, DType::kFloat32, allocator);
+}
+
+absl::StatusOr<Tensor> Float16Binary(BinaryOp op, const Tensor& a,
+                                     const Tensor& b, Allocator* allocator) {
+  auto a32 = WidenedToFloat32(a, allocator);
+  if (!a32.ok()) return a32.status();
+  auto b32 = WidenedToFloat32(b, allocator);
+  if (!b32.ok()) return b32.status();
+  return RoundedToFloat16(Binary(op, *a32, *b32, allocator), allocator);
+}
+
 absl::StatusOr<Tensor> WithScalar(BinaryOp op, const Tensor& t,
                                   const Scalar& s, bool scalar_right,
                                   Allocator* allocator) {
@@ -195,6 +221,17 @@ absl::StatusOr<Tensor> WithScalar(BinaryOp op, const Tensor& t,
   if (!promoted.ok()) return promoted.status();
   auto dtype = ComputeType(op, *promoted);
   if (!dtype.ok()) return dtype.status();
+  if (*dtype == DType::kFloat16) {
+    // The scalar is cast to float16 first, as NumPy casts it to the array's
+    // dtype; then as two float16 operands.
+    auto t32 = WidenedToFloat32(t, allocator);
+    if (!t32.ok()) return t32.status();
+    const Scalar s32(ToFloat(s.As<Float16>()));
+    return RoundedToFloat16(
+        scalar_right ? Binary(op, *t32, s32, allocator)
+                     : Binary(op, s32, *t32, allocator),
+        allocator);
+  }
   Tensor holder;
   auto operand = Prepare(t, *dtype, allocator, holder);
   if (!operand.ok()) return operand.status();
@@ -246,7 +283,7 @@ bool KeepsDType(BinaryOp op, DType dtype) {
 bool IsSimpleContiguous(BinaryOp op, const Tensor& a, const Tensor& b) {
   return a.dtype() == b.dtype() && a.c_contiguous() && b.c_contiguous() &&
          a.shape() == b.shape() && a.dtype() != DType::kBool &&
-         KeepsDType(op, a.dtype());
+         a.dtype() != DType::kFloat16 && KeepsDType(op, a.dtype());
 }
 
 // The same for comparisons into an existing bool `out` (no promotion: one
@@ -255,7 +292,7 @@ bool IsSimpleContiguous(BinaryOp op, const Tensor& a, const Tensor& b) {
 bool IsSimpleComparison(BinaryOp op, const Tensor& a, const Tensor& b,
                         const Tensor& out) {
   return IsComparison(op) && a.dtype() == b.dtype() &&
-         out.dtype() == DType::kBool && a.c_contiguous() &&
+         a.dtype() != DType::kFloat16 && out.dtype() == DType::kBool && a.c_contiguous() &&
          b.c_contiguous() && out.c_contiguous() && a.shape() == b.shape() &&
          out.shape() == a.shape() && !MayShareMemory(a, out) &&
          !MayShareMemory(b, out);
@@ -284,6 +321,7 @@ absl::StatusOr<Tensor> Binary(BinaryOp op, const Tensor& a, const Tensor& b,
   if (!shape.ok()) return shape.status();
   auto dtype = ComputeType(op, ResultType(a.dtype(), b.dtype()));
   if (!dtype.ok()) return dtype.status();
+  if (*dtype == DType::kFloat16) return Float16Binary(op, a, b, allocator);
   Tensor holder_a, holder_b;
   auto oa = Prepare(a, *dtype, allocator, holder_a);
   if (!oa.ok()) return oa.status();
@@ -345,7 +383,8 @@ absl::Status BinaryInto(BinaryOp op, const Tensor& a, const Tensor& b,
   auto dtype = ComputeType(op, ResultType(a.dtype(), b.dtype()));
   if (!dtype.ok()) return dtype.status();
   const DType result = OutputType(op, *dtype);
-  if (result != out.dtype()) {
+  // float16 is computed in float32 by Binary, then written into `out`.
+  if (result != out.dtype() || *dtype == DType::kFloat16) {
     if (!CanWriteResultInto(result, out.dtype())) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: cannot cast the %s result to output dtype %s",

@@ -7,7 +7,9 @@
 //   * float to integer: truncation toward zero. NumPy leaves NaN and
 //     out-of-range values platform-defined (x86 gives the minimum); here NaN
 //     gives 0 and out-of-range values saturate to the target's range.
-//   * anything to float: the nearest representable value.
+//   * anything to float: the nearest representable value; to float16
+//     (float16.h) rounded once, to nearest with ties to even;
+//   * from float16: through its exact float32 value.
 
 #ifndef TESSERA_TENSOR_CONVERT_H_
 #define TESSERA_TENSOR_CONVERT_H_
@@ -17,12 +19,21 @@
 #include <limits>
 #include <type_traits>
 
+#include "tensor/float16.h"
+
 namespace tessera {
 
 template <typename To, typename From>
 inline To ConvertValue(From value) {
   if constexpr (std::is_same<To, From>::value) {
     return value;
+  } else if constexpr (std::is_same<From, Float16>::value) {
+    return ConvertValue<To>(ToFloat(value));
+  } else if constexpr (std::is_same<To, Float16>::value) {
+    if constexpr (std::is_same<From, float>::value) return ToFloat16(value);
+    // Integers through double: exact below 2^53, and anything above rounds
+    // to infinity in float16 either way.
+    return ToFloat16(static_cast<double>(value));
   } else if constexpr (std::is_same<To, bool>::value) {
     return value != From(0);
   } else if constexpr (std::is_floating_point<To>::value) {

@@ -9,7 +9,7 @@ namespace {
 
 constexpr absl::string_view kNames[kNumDTypes] = {
     "bool",   "int8",   "int16",   "int32",   "int64",  "uint8",
-    "uint16", "uint32", "uint64", "float32", "float64",
+    "uint16", "uint32", "uint64", "float32", "float64", "float16",
 };
 
 int Index(DType d) { return static_cast<int>(d); }
@@ -41,8 +41,7 @@ DType ResultType(DType a, DType b) {
   if (IsBool(a)) return b;
   if (IsBool(b)) return a;
   const size_t sa = DTypeSize(a), sb = DTypeSize(b);
-  // Rule 2: same family gives the wider (enum order is width order within
-  // a family).
+  // Rule 2: same family gives the wider.
   if ((IsSignedInt(a) && IsSignedInt(b)) ||
       (IsUnsignedInt(a) && IsUnsignedInt(b)) || (IsFloat(a) && IsFloat(b))) {
     return sa >= sb ? a : b;
@@ -52,6 +51,7 @@ DType ResultType(DType a, DType b) {
     const DType f = IsFloat(a) ? a : b;
     const size_t int_size = IsFloat(a) ? sb : sa;
     if (f == DType::kFloat64 || int_size >= 4) return DType::kFloat64;
+    if (f == DType::kFloat16 && int_size == 1) return DType::kFloat16;
     return DType::kFloat32;
   }
   // Rule 3: signed with unsigned.

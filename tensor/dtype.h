@@ -16,19 +16,27 @@
 //      (int8 + uint8 -> int16); uint64 with any signed type has none, so
 //      NumPy gives float64.
 //   4. an integer with a float gives a float wide enough for the integer
-//      (int8/uint8/int16/uint16 + float32 -> float32; wider ints -> float64).
+//      (int8/uint8 + float16 -> float16; int16/uint16 + float16 or float32
+//      -> float32; wider ints -> float64).
 //
 // `CType<D>` / `kDTypeOf<T>` map between dtypes and C++ types; bool is stored
-// as one byte holding 0 or 1, as in NumPy.
+// as one byte holding 0 or 1, as in NumPy, and float16 as `Float16`
+// (float16.h), a bit pattern without arithmetic: ops compute float16 in
+// float32 and round once, as NumPy does.
+//
+// kFloat16 comes last in the enum (not beside float32) so that the indices
+// of the other dtypes, which tables and fuzz seeds use, did not move.
 
 #ifndef TESSERA_TENSOR_DTYPE_H_
 #define TESSERA_TENSOR_DTYPE_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "tensor/float16.h"
 
 namespace tessera {
 
@@ -44,24 +52,26 @@ enum class DType : uint8_t {
   kUInt64,
   kFloat32,
   kFloat64,
+  kFloat16,
 };
 
-inline constexpr int kNumDTypes = 11;
+inline constexpr int kNumDTypes = 12;
 
 // All dtypes in enum order, for loops in tests and tables.
 inline constexpr DType kAllDTypes[kNumDTypes] = {
     DType::kBool,   DType::kInt8,   DType::kInt16,   DType::kInt32,
     DType::kInt64,  DType::kUInt8,  DType::kUInt16,  DType::kUInt32,
-    DType::kUInt64, DType::kFloat32, DType::kFloat64,
+    DType::kUInt64, DType::kFloat32, DType::kFloat64, DType::kFloat16,
 };
 
 // Bytes per element (NumPy's itemsize). Inline: every tensor operation asks.
 inline size_t DTypeSize(DType dtype) {
-  constexpr uint8_t kSizes[kNumDTypes] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
+  constexpr uint8_t kSizes[kNumDTypes] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 2};
   return kSizes[static_cast<int>(dtype)];
 }
 
-// NumPy's name: "bool", "int8", ..., "uint64", "float32", "float64".
+// NumPy's name: "bool", "int8", ..., "uint64", "float32", "float64",
+// "float16".
 absl::string_view DTypeName(DType dtype);
 
 // The dtype with NumPy name `name`; InvalidArgument naming it otherwise.
@@ -76,7 +86,7 @@ inline bool IsUnsignedInt(DType d) {
 }
 inline bool IsInteger(DType d) { return IsSignedInt(d) || IsUnsignedInt(d); }
 inline bool IsFloat(DType d) {
-  return d == DType::kFloat32 || d == DType::kFloat64;
+  return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kFloat16;
 }
 
 // NumPy's `np.result_type(a, b)` for two dtypes (no value-based casting).
@@ -101,6 +111,7 @@ template <> struct CTypeOf<DType::kUInt32> { using type = uint32_t; };
 template <> struct CTypeOf<DType::kUInt64> { using type = uint64_t; };
 template <> struct CTypeOf<DType::kFloat32> { using type = float; };
 template <> struct CTypeOf<DType::kFloat64> { using type = double; };
+template <> struct CTypeOf<DType::kFloat16> { using type = Float16; };
 
 template <DType D>
 using CType = typename CTypeOf<D>::type;
@@ -118,12 +129,19 @@ template <> struct DTypeOfImpl<uint32_t> { static constexpr DType value = DType:
 template <> struct DTypeOfImpl<uint64_t> { static constexpr DType value = DType::kUInt64; };
 template <> struct DTypeOfImpl<float> { static constexpr DType value = DType::kFloat32; };
 template <> struct DTypeOfImpl<double> { static constexpr DType value = DType::kFloat64; };
+template <> struct DTypeOfImpl<Float16> { static constexpr DType value = DType::kFloat16; };
 
 template <typename T>
 inline constexpr DType kDTypeOf = DTypeOfImpl<T>::value;
 
+// Whether T is float16's storage type (for `if constexpr` in visitors).
+template <typename T>
+inline constexpr bool kIsFloat16 = std::is_same<T, Float16>::value;
+
 // Calls `fn(T{})` with the C++ type of `dtype`: the one switch every
-// type-generic loop goes through.
+// type-generic loop goes through. For float16 T is `Float16`, which has no
+// arithmetic, so a loop that computes must route float16 through float32
+// first (it does not compile otherwise).
 template <typename Fn>
 decltype(auto) VisitDType(DType dtype, Fn&& fn) {
   switch (dtype) {
@@ -137,6 +155,7 @@ decltype(auto) VisitDType(DType dtype, Fn&& fn) {
     case DType::kUInt32: return fn(uint32_t{});
     case DType::kUInt64: return fn(uint64_t{});
     case DType::kFloat32: return fn(float{});
+    case DType::kFloat16: return fn(Float16{});
     case DType::kFloat64: break;
   }
   return fn(double{});

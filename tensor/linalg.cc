@@ -100,6 +100,14 @@ absl::StatusOr<Tensor> matmul(const Tensor& a, const Tensor& b,
         ShapeString(a.shape()), ShapeString(b.shape())));
   }
   const DType dtype = ResultType(a.dtype(), b.dtype());
+  if (dtype == DType::kFloat16) {
+    // NumPy has a float16 matmul (accumulating in float32); Tessera has no
+    // float16 kernel yet. astype(x, DType::kFloat32) first.
+    return absl::UnimplementedError(absl::StrFormat(
+        "matmul: dtype float16 is not supported (operands %s and %s); "
+        "convert to float32 first",
+        DTypeName(a.dtype()), DTypeName(b.dtype())));
+  }
   const int64_t m = sa0.rows, k = sa0.cols, n = sb0.cols;
   // The full (batch..., m, n) result; 1-D operands' axes dropped below.
   Shape full = *batch;

@@ -257,7 +257,7 @@ absl::StatusOr<Descr> ParseDescr(absl::string_view descr) {
       if (size == 8) dtype = DType::kUInt64;
       break;
     case 'f':
-      if (size == 2) return unsupported("float16");
+      if (size == 2) dtype = DType::kFloat16;
       if (size == 4) dtype = DType::kFloat32;
       if (size == 8) dtype = DType::kFloat64;
       if (size == 12 || size == 16) return unsupported("long double");

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -79,6 +80,22 @@ std::string ToChars(T x, std::chars_format format, int precision = -1) {
   return std::string(buf, r.ptr);
 }
 
+// The shortest text in `format` that reads back as the float16 `x` (what
+// Dragon4's unique mode gives for float16: float16(0.1) is "0.1", where its
+// float32 value would print 0.099975586). Every float16 is exact in double,
+// so the candidates are the correctly rounded double texts.
+std::string Float16Chars(float x, std::chars_format format,
+                         int precision = -1) {
+  if (precision >= 0) return ToChars(static_cast<double>(x), format, precision);
+  const uint16_t bits = FloatToFloat16Bits(x);
+  std::string text;
+  for (int p = 0; p <= 40; ++p) {
+    text = ToChars(static_cast<double>(x), format, p);
+    if (DoubleToFloat16Bits(std::strtod(text.c_str(), nullptr)) == bits) break;
+  }
+  return text;
+}
+
 // Digits of a finite value split at the decimal point (and the exponent,
 // for scientific notation), as Dragon4 in unique mode with at most
 // `precision` fractional digits and trailing zeros trimmed.
@@ -105,10 +122,18 @@ Digits SplitDigits(const std::string& text) {
   return d;
 }
 
-template <typename T>
+// kHalf: `x` is a float16 value (held as float) and takes float16's digits.
+template <typename T, bool kHalf = false>
 Digits FloatDigits(T x, bool scientific, int precision) {
   const std::chars_format format =
       scientific ? std::chars_format::scientific : std::chars_format::fixed;
+  if constexpr (kHalf) {
+    Digits d = SplitDigits(Float16Chars(x, format));
+    if (static_cast<int>(d.fraction.size()) > precision) {
+      d = SplitDigits(Float16Chars(x, format, precision));
+    }
+    return d;
+  }
   Digits d = SplitDigits(ToChars(x, format));
   if (static_cast<int>(d.fraction.size()) > precision) {
     d = SplitDigits(ToChars(x, format, precision));
@@ -116,8 +141,9 @@ Digits FloatDigits(T x, bool scientific, int precision) {
   return d;
 }
 
-// NumPy's FloatingFormat with floatmode "maxprec", sign "-".
-template <typename T>
+// NumPy's FloatingFormat with floatmode "maxprec", sign "-". kHalf: the
+// values are float16 ones held as float (FloatDigits).
+template <typename T, bool kHalf = false>
 class FloatFormat {
  public:
   FloatFormat(const std::vector<T>& data, int precision) {
@@ -150,7 +176,7 @@ class FloatFormat {
     } else if (scientific_) {
       size_t exp_size = 0;
       for (T x : finite) {
-        const Digits d = FloatDigits(x, true, precision);
+        const Digits d = FloatDigits<T, kHalf>(x, true, precision);
         exp_size = std::max(exp_size, d.exponent.size() - 1);
         precision_ = std::max(precision_, static_cast<int>(d.fraction.size()));
         pad_left_ = std::max(pad_left_, static_cast<int>(d.integer.size()));
@@ -160,7 +186,7 @@ class FloatFormat {
       max_fraction_ = precision;
     } else {
       for (T x : finite) {
-        const Digits d = FloatDigits(x, false, precision);
+        const Digits d = FloatDigits<T, kHalf>(x, false, precision);
         pad_left_ = std::max(pad_left_, static_cast<int>(d.integer.size()));
         pad_right_ = std::max(pad_right_, static_cast<int>(d.fraction.size()));
       }
@@ -183,7 +209,7 @@ class FloatFormat {
                  ' ') +
              text;
     }
-    const Digits d = FloatDigits(x, scientific_, max_fraction_);
+    const Digits d = FloatDigits<T, kHalf>(x, scientific_, max_fraction_);
     std::string out(static_cast<size_t>(std::max(
                         0, pad_left_ - static_cast<int>(d.integer.size()))),
                     ' ');
@@ -221,7 +247,12 @@ std::vector<std::string> FormatElements(const Tensor& t,
   VisitDType(t.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const std::vector<T> values = ShownValues<T>(t, shown);
-    if constexpr (std::is_same<T, bool>::value) {
+    if constexpr (kIsFloat16<T>) {
+      std::vector<float> wide;
+      for (Float16 v : values) wide.push_back(ToFloat(v));
+      const FloatFormat<float, /*kHalf=*/true> format(wide, options.precision);
+      for (float v : wide) words.push_back(format(v));
+    } else if constexpr (std::is_same<T, bool>::value) {
       // " True" pads to the width of "False", except in a 0-d tensor.
       for (bool v : values) {
         words.push_back(v ? (t.ndim() == 0 ? "True" : " True") : "False");
@@ -337,17 +368,21 @@ std::string ArrayToString(const Tensor& t, const PrintOptions& options,
 // str() of a NumPy scalar: shortest round-trip digits, positional with at
 // least one fractional digit when 1e-4 <= |x| < 1e16 (or 0), else
 // scientific without a trailing ".".
-template <typename T>
+template <typename T, bool kHalf = false>
 std::string ScalarFloatString(T x) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
   const T a = std::fabs(x);
+  const auto chars = [](T v, std::chars_format format) {
+    if constexpr (kHalf) return Float16Chars(v, format);
+    return ToChars(v, format);
+  };
   if (a == 0 || (a < T(1e16) && a >= T(1e-4))) {
-    std::string s = ToChars(x, std::chars_format::fixed);
+    std::string s = chars(x, std::chars_format::fixed);
     if (s.find('.') == std::string::npos) s += ".0";
     return s;
   }
-  return ToChars(x, std::chars_format::scientific);
+  return chars(x, std::chars_format::scientific);
 }
 
 }  // namespace
@@ -385,7 +420,9 @@ std::string str(const Tensor& t, const PrintOptions& options) {
       using T = decltype(zero);
       T v;
       std::memcpy(&v, t.data(), sizeof(T));
-      if constexpr (std::is_same<T, bool>::value) {
+      if constexpr (kIsFloat16<T>) {
+        return ScalarFloatString<float, /*kHalf=*/true>(ToFloat(v));
+      } else if constexpr (std::is_same<T, bool>::value) {
         return v ? "True" : "False";
       } else if constexpr (std::is_floating_point<T>::value) {
         return ScalarFloatString(v);

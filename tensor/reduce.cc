@@ -2,6 +2,7 @@
 
 #include "tensor/reduce.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "tensor/internal/parallel_ops.h"
 #include "tensor/internal/strided_loop.h"
 #include "tensor/kernels/binary.h"
+#include "tensor/kernels/float16_convert.h"
 #include "tensor/view.h"
 
 namespace tessera {
@@ -34,18 +36,19 @@ absl::Status NoIdentity(ReduceOp op) {
 void FillIdentity(ReduceOp op, DType dtype, void* out, int64_t n) {
   VisitDType(dtype, [&](auto zero) {
     using T = decltype(zero);
-    const T value = (op == ReduceOp::kProd || op == ReduceOp::kAll) ? T(1)
-                                                                    : T(0);
+    const T value = ConvertValue<T>(
+        (op == ReduceOp::kProd || op == ReduceOp::kAll) ? 1 : 0);
     T* p = static_cast<T*>(out);
     for (int64_t i = 0; i < n; ++i) p[i] = value;
   });
 }
 
 // Combines partial results `*acc` and `value` (both of `dtype`, the result
-// dtype of `op`).
+// dtype of `op`; never float16, which reduces in float32).
 void Combine(ReduceOp op, DType dtype, void* acc, const void* value) {
   VisitDType(dtype, [&](auto zero) {
-    using T = decltype(zero);
+    using T = std::conditional_t<kIsFloat16<decltype(zero)>, float,
+                                 decltype(zero)>;
     T a, v;
     std::memcpy(&a, acc, sizeof(T));
     std::memcpy(&v, value, sizeof(T));
@@ -177,10 +180,24 @@ Tensor WithKeptDims(const Tensor& out, const ReducePlan& plan) {
                                /*owns_data=*/true);
 }
 
+// Rounds `n` float32 values in place to float16 and back (the result of a
+// float16 step, kept in float32).
+void RoundThroughFloat16(float* values, int64_t n) {
+  constexpr int64_t kChunk = 1024;
+  uint16_t half[kChunk];
+  for (int64_t i = 0; i < n; i += kChunk) {
+    const size_t m = static_cast<size_t>(std::min(kChunk, n - i));
+    kernels::Float32ToFloat16(values + i, half, m);
+    kernels::Float16ToFloat32(half, values + i, m);
+  }
+}
+
 // Runs `op` over the plan into `out` (C-contiguous, plan.out_shape, not
-// empty); plan.count >= 1.
+// empty); plan.count >= 1. `float16_steps`: `t` is float16 data widened to
+// float32, and each row-by-row accumulation step rounds to float16, as
+// NumPy's half loop does when it adds one row into the output at a time.
 void RunReduce(ReduceOp op, const Tensor& t, const ReducePlan& plan,
-               const Tensor& out) {
+               const Tensor& out, bool float16_steps = false) {
   const DType out_dtype = out.dtype();
   const char* in = static_cast<const char*>(t.data());
   char* o = static_cast<char*>(out.mutable_data());
@@ -210,6 +227,9 @@ void RunReduce(ReduceOp op, const Tensor& t, const ReducePlan& plan,
             } else {
               kernels::BinaryRow(*combiner, t.dtype(), o, size, block, size,
                                  o, size, out.size());
+              if (float16_steps) {
+                RoundThroughFloat16(reinterpret_cast<float*>(o), out.size());
+              }
             }
           }
         });
@@ -268,6 +288,12 @@ double SquaredDeviations(const char* base, absl::Span<const int64_t> shape,
 absl::StatusOr<Tensor> ArgReduce(bool is_max, const Tensor& t,
                                  std::optional<int> axis, bool keepdims,
                                  Allocator* allocator) {
+  if (t.dtype() == DType::kFloat16) {
+    // Widening keeps the order and the NaNs: the same indices.
+    auto wide = astype(t, DType::kFloat32, allocator);
+    if (!wide.ok()) return wide.status();
+    return ArgReduce(is_max, *wide, axis, keepdims, allocator);
+  }
   Tensor source = t;
   if (!axis.has_value() && t.ndim() != 1) {
     // NumPy flattens in C order; a copy only when no view can.
@@ -308,6 +334,37 @@ absl::StatusOr<Tensor> ArgReduce(bool is_max, const Tensor& t,
   return WithKeptDims(*out, *plan);
 }
 
+// float16 reduces in float32, as NumPy's half loops accumulate in float:
+// the values widen exactly, a line is summed pairwise in float32 and rounded
+// once; rows accumulated into the output round after each row (as NumPy's,
+// which store each step in the float16 output). min/max/all/any are exact.
+absl::StatusOr<Tensor> ReduceFloat16(ReduceOp op, const Tensor& t,
+                                     const Axes& axes, bool keepdims,
+                                     Allocator* allocator) {
+  auto wide = astype(t, DType::kFloat32, allocator);
+  if (!wide.ok()) return wide.status();
+  auto plan = MakePlan(*wide, axes);
+  if (!plan.ok()) return plan.status();
+  const DType wide_dtype = ReduceResultDType(op, DType::kFloat32);
+  auto out = empty(plan->out_shape, wide_dtype, allocator);
+  if (!out.ok()) return out.status();
+  if (out->size() > 0) {
+    if (plan->count == 0) {
+      FillIdentity(op, wide_dtype, out->mutable_data(), out->size());
+    } else {
+      RunReduce(op, *wide, *plan, *out, /*float16_steps=*/true);
+    }
+  }
+  Tensor result = *std::move(out);
+  if (wide_dtype == DType::kFloat32) {
+    auto narrowed = astype(result, DType::kFloat16, allocator);
+    if (!narrowed.ok()) return narrowed.status();
+    result = *std::move(narrowed);
+  }
+  if (!keepdims) return result;
+  return WithKeptDims(result, *plan);
+}
+
 }  // namespace
 
 absl::StatusOr<absl::InlinedVector<bool, 8>> ReducedAxes(const Axes& axes,
@@ -331,6 +388,7 @@ absl::StatusOr<Tensor> Reduce(ReduceOp op, const Tensor& t, Axes axes,
   auto plan = MakePlan(t, axes);
   if (!plan.ok()) return plan.status();
   if (plan->count == 0 && !HasIdentity(op)) return NoIdentity(op);
+  if (t.dtype() == DType::kFloat16) return ReduceFloat16(op, t, axes, keepdims, allocator);
   const DType out_dtype = ReduceResultDType(op, t.dtype());
   auto out = empty(plan->out_shape, out_dtype, allocator);
   if (!out.ok()) return out.status();
@@ -347,6 +405,14 @@ absl::StatusOr<Tensor> Reduce(ReduceOp op, const Tensor& t, Axes axes,
 
 absl::StatusOr<Tensor> mean(const Tensor& t, Axes axes, bool keepdims,
                             Allocator* allocator) {
+  if (t.dtype() == DType::kFloat16) {
+    // NumPy's mean of float16 sums and divides in float32, then rounds.
+    auto wide = astype(t, DType::kFloat32, allocator);
+    if (!wide.ok()) return wide.status();
+    auto m = mean(*wide, axes, keepdims, allocator);
+    if (!m.ok()) return m.status();
+    return astype(*m, DType::kFloat16, allocator);
+  }
   auto plan = MakePlan(t, axes);
   if (!plan.ok()) return plan.status();
   absl::StatusOr<Tensor> total;
@@ -372,6 +438,15 @@ absl::StatusOr<Tensor> mean(const Tensor& t, Axes axes, bool keepdims,
 
 absl::StatusOr<Tensor> var(const Tensor& t, Axes axes, int64_t ddof,
                            bool keepdims, Allocator* allocator) {
+  if (t.dtype() == DType::kFloat16) {
+    // In float32, rounded once (NumPy's _var takes float16 steps; this is
+    // the more accurate of the two and may differ from it in the last bit).
+    auto wide = astype(t, DType::kFloat32, allocator);
+    if (!wide.ok()) return wide.status();
+    auto v = var(*wide, axes, ddof, keepdims, allocator);
+    if (!v.ok()) return v.status();
+    return astype(*v, DType::kFloat16, allocator);
+  }
   Tensor source = t;
   if (!IsFloat(t.dtype())) {
     auto converted = astype(t, DType::kFloat64, allocator);
@@ -415,6 +490,13 @@ absl::StatusOr<Tensor> var(const Tensor& t, Axes axes, int64_t ddof,
 
 absl::StatusOr<Tensor> stddev(const Tensor& t, Axes axes, int64_t ddof,
                               bool keepdims, Allocator* allocator) {
+  if (t.dtype() == DType::kFloat16) {
+    auto wide = astype(t, DType::kFloat32, allocator);
+    if (!wide.ok()) return wide.status();
+    auto s = stddev(*wide, axes, ddof, keepdims, allocator);
+    if (!s.ok()) return s.status();
+    return astype(*s, DType::kFloat16, allocator);
+  }
   auto v = var(t, axes, ddof, keepdims, allocator);
   if (!v.ok()) return v.status();
   VisitDType(v->dtype(), [&](auto zero) {

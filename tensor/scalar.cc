@@ -49,6 +49,7 @@ template uint32_t Scalar::As<uint32_t>() const;
 template uint64_t Scalar::As<uint64_t>() const;
 template float Scalar::As<float>() const;
 template double Scalar::As<double>() const;
+template Float16 Scalar::As<Float16>() const;
 
 DType Scalar::DefaultDType() const {
   switch (kind_) {
@@ -65,8 +66,10 @@ DType Scalar::DefaultDType() const {
 }
 
 bool Scalar::FitsIn(DType dtype) const {
+  if (dtype == DType::kFloat16) return true;  // as for every float dtype
   return VisitDType(dtype, [&](auto zero) {
-    using T = decltype(zero);
+    using T = std::conditional_t<kIsFloat16<decltype(zero)>, float,
+                                 decltype(zero)>;
     switch (kind_) {
       case Kind::kBool:
         return true;

@@ -31,6 +31,19 @@ template <typename T>
 using Arith = typename ArithOf<T>::type;
 
 // out[i] = in[0] op ... op in[i], in order (`in` may equal `out`).
+// NumPy's half loop: each step in float32, rounded to float16 and stored, so
+// the running value is always a float16 (cumsum of float16 stays float16).
+template <bool kProduct>
+void ScanLaneFloat16(const Float16* in, Float16* out, int64_t n) {
+  Float16 acc = in[0];
+  out[0] = acc;
+  for (int64_t i = 1; i < n; ++i) {
+    const float x = ToFloat(acc), y = ToFloat(in[i]);
+    acc = ToFloat16(kProduct ? x * y : x + y);
+    out[i] = acc;
+  }
+}
+
 template <typename T, bool kProduct>
 void ScanLane(const T* in, T* out, int64_t n) {
   using A = Arith<T>;
@@ -106,7 +119,11 @@ absl::StatusOr<Tensor> Scan(const Tensor& t, std::optional<int> axis,
       T* p = static_cast<T*>(work->mutable_data());
       const T* in = direct ? static_cast<const T*>(moved->data()) : p;
       for (int64_t r = 0; r < rows; ++r, p += n, in += n) {
-        ScanLane<T, kProduct>(in, p, n);
+        if constexpr (kIsFloat16<T>) {
+          ScanLaneFloat16<kProduct>(in, p, n);
+        } else {
+          ScanLane<T, kProduct>(in, p, n);
+        }
       }
     }
   });
@@ -161,7 +178,7 @@ absl::StatusOr<Tensor> diff(const Tensor& t, int64_t n, int axis,
   // len - k elements hold the k-th difference.
   VisitDType(t.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    using A = Arith<T>;
+    using A = std::conditional_t<kIsFloat16<T>, float, Arith<T>>;
     T* base = static_cast<T*>(work->mutable_data());
     for (int64_t r = 0; r < rows; ++r) {
       T* p = base + r * len;
@@ -169,6 +186,8 @@ absl::StatusOr<Tensor> diff(const Tensor& t, int64_t n, int axis,
         for (int64_t i = 0; i + 1 < len - k; ++i) {
           if constexpr (std::is_same<T, bool>::value) {
             p[i] = p[i + 1] != p[i];
+          } else if constexpr (kIsFloat16<T>) {
+            p[i] = ToFloat16(ToFloat(p[i + 1]) - ToFloat(p[i]));
           } else {
             p[i] = static_cast<T>(static_cast<A>(p[i + 1]) -
                                   static_cast<A>(p[i]));

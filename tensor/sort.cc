@@ -219,10 +219,28 @@ absl::StatusOr<int> SortAxis(const Tensor& t, std::optional<int> axis,
   return NormalizeAxis(*axis, t.ndim());
 }
 
+// float16 sorts as its exact float32 values (vqsort of Highway 1.0.3 has
+// no float16 lanes): the same order, NaN last, and narrowing back gives the
+// same bits (a NaN comes back quiet).
+bool IsFloat16(const Tensor& t) {
+  return t.valid() && t.dtype() == DType::kFloat16;
+}
+
+absl::StatusOr<Tensor> Narrowed(absl::StatusOr<Tensor> wide,
+                                Allocator* allocator) {
+  if (!wide.ok()) return wide.status();
+  return astype(*wide, DType::kFloat16, allocator);
+}
+
 }  // namespace
 
 absl::StatusOr<Tensor> sort(const Tensor& t, std::optional<int> axis,
                             bool stable, Allocator* allocator) {
+  if (IsFloat16(t)) {
+    auto wide = astype(t, DType::kFloat32);
+    if (!wide.ok()) return wide.status();
+    return Narrowed(sort(*wide, axis, stable), allocator);
+  }
   if (!axis.has_value()) {
     if (!t.valid()) return absl::InvalidArgumentError("sort: empty handle");
     auto flat = ravel(t);
@@ -238,9 +256,11 @@ absl::StatusOr<Tensor> sort(const Tensor& t, std::optional<int> axis,
   if (!work.ok()) return work.status();
   VisitDType(t.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    ForEachLane(*work, [&](char* lane, int64_t n, int64_t) {
-      SortRow(reinterpret_cast<T*>(lane), n, stable);
-    });
+    if constexpr (!kIsFloat16<T>) {  // widened above
+      ForEachLane(*work, [&](char* lane, int64_t n, int64_t) {
+        SortRow(reinterpret_cast<T*>(lane), n, stable);
+      });
+    }
   });
   if (last) return work;
   auto back = transpose(*work, moved->inverse);
@@ -251,6 +271,11 @@ absl::StatusOr<Tensor> sort(const Tensor& t, std::optional<int> axis,
 absl::StatusOr<Tensor> argsort(const Tensor& t, std::optional<int> axis,
                                bool stable, Allocator* allocator) {
   (void)stable;  // always stable: see sort.h
+  if (IsFloat16(t)) {
+    auto wide = astype(t, DType::kFloat32);
+    if (!wide.ok()) return wide.status();
+    return argsort(*wide, axis, stable, allocator);
+  }
   if (!axis.has_value()) {
     if (!t.valid()) return absl::InvalidArgumentError("argsort: empty handle");
     auto flat = ravel(t);
@@ -277,10 +302,12 @@ absl::StatusOr<Tensor> argsort(const Tensor& t, std::optional<int> axis,
     ArgsortScratch scratch;
     VisitDType(t.dtype(), [&](auto zero) {
       using T = decltype(zero);
-      ForEachLane(lanes, [&](char* lane, int64_t len, int64_t r) {
-        ArgsortRow(reinterpret_cast<const T*>(lane), len, indices + r * n,
-                   scratch);
-      });
+      if constexpr (!kIsFloat16<T>) {  // widened above
+        ForEachLane(lanes, [&](char* lane, int64_t len, int64_t r) {
+          ArgsortRow(reinterpret_cast<const T*>(lane), len, indices + r * n,
+                     scratch);
+        });
+      }
     });
   }
   if (last) return out;
@@ -290,13 +317,24 @@ absl::StatusOr<Tensor> argsort(const Tensor& t, std::optional<int> axis,
 }
 
 absl::StatusOr<UniqueResult> unique(const Tensor& t, Allocator* allocator) {
+  if (IsFloat16(t)) {
+    auto wide = astype(t, DType::kFloat32);
+    if (!wide.ok()) return wide.status();
+    auto u = unique(*wide, allocator);
+    if (!u.ok()) return u.status();
+    auto values = Narrowed(std::move(u->values), allocator);
+    if (!values.ok()) return values.status();
+    return UniqueResult{*std::move(values), std::move(u->counts)};
+  }
   auto sorted = sort(t, std::nullopt, false, allocator);
   if (!sorted.ok()) return sorted.status();
   const int64_t n = sorted->size();
   std::vector<int64_t> counts;
   int64_t kept = 0;
   VisitDType(t.dtype(), [&](auto zero) {
-    using T = decltype(zero);
+    using T = std::conditional_t<kIsFloat16<decltype(zero)>, float,
+                                 decltype(zero)>;
+    if (kIsFloat16<decltype(zero)>) return;  // widened above
     T* p = static_cast<T*>(sorted->mutable_data());
     for (int64_t i = 0; i < n; ++i) {
       bool same = kept > 0 && p[kept - 1] == p[i];
@@ -335,7 +373,9 @@ absl::StatusOr<Tensor> searchsorted(const Tensor& a, const Tensor& v,
     return absl::InvalidArgumentError(absl::StrFormat(
         "searchsorted: a must be 1-D, got shape %s", ShapeString(a.shape())));
   }
-  const DType common = ResultType(a.dtype(), v.dtype());
+  DType common = ResultType(a.dtype(), v.dtype());
+  // float16 searches its exact float32 values.
+  if (common == DType::kFloat16) common = DType::kFloat32;
   auto ac = astype(a, common);
   if (!ac.ok()) return ac.status();
   auto vc = astype(v, common);
@@ -344,7 +384,8 @@ absl::StatusOr<Tensor> searchsorted(const Tensor& a, const Tensor& v,
   if (!out.ok()) return out.status();
   int64_t* o = static_cast<int64_t*>(out->mutable_data());
   VisitDType(common, [&](auto zero) {
-    using T = decltype(zero);
+    using T = std::conditional_t<kIsFloat16<decltype(zero)>, float,
+                                 decltype(zero)>;  // (never float16: above)
     const T* sorted = static_cast<const T*>(ac->data());
     const T* keys = static_cast<const T*>(vc->data());
     const int64_t n = ac->size();

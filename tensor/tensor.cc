@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -15,6 +16,7 @@
 #include "tensor/internal/strided_loop.h"
 #include "tensor/internal/thread_pool.h"
 #include "tensor/kernels/fill.h"
+#include "tensor/kernels/float16_convert.h"
 
 namespace tessera {
 namespace {
@@ -83,6 +85,25 @@ void ConvertRow(const char* src, int64_t src_stride, char* dst,
     std::memmove(dst, src, static_cast<size_t>(n) * sizeof(To));
     return;
   }
+  if constexpr ((kIsFloat16<To> && std::is_same<From, float>::value) ||
+                (kIsFloat16<From> && std::is_same<To, float>::value)) {
+    // float32 <-> float16 rows, which every float16 op takes twice or three
+    // times: the SIMD kernels (same values as ConvertValue, bit for bit).
+    const bool aligned = reinterpret_cast<uintptr_t>(src) % alignof(From) == 0 &&
+                         reinterpret_cast<uintptr_t>(dst) % alignof(To) == 0;
+    if (aligned && src_stride == sizeof(From) && dst_stride == sizeof(To)) {
+      if constexpr (kIsFloat16<To>) {
+        kernels::Float32ToFloat16(reinterpret_cast<const float*>(src),
+                                  reinterpret_cast<uint16_t*>(dst),
+                                  static_cast<size_t>(n));
+      } else {
+        kernels::Float16ToFloat32(reinterpret_cast<const uint16_t*>(src),
+                                  reinterpret_cast<float*>(dst),
+                                  static_cast<size_t>(n));
+      }
+      return;
+    }
+  }
   for (int64_t i = 0; i < n; ++i) {
     From value;
     std::memcpy(&value, src + i * src_stride, sizeof(From));
@@ -94,7 +115,7 @@ void ConvertRow(const char* src, int64_t src_stride, char* dst,
 using ConvertRowFn = void (*)(const char*, int64_t, char*, int64_t, int64_t);
 
 // One row converter per (from, to) pair, picked once per copy: a table of
-// function pointers keeps the 121 pairs from each instantiating the N-d loop.
+// function pointers keeps the 144 pairs from each instantiating the N-d loop.
 ConvertRowFn ConvertRowFor(DType from, DType to) {
   return VisitDType(from, [to](auto src_zero) {
     using From = decltype(src_zero);
@@ -481,7 +502,14 @@ absl::StatusOr<Tensor> arange(Scalar start, Scalar stop, Scalar step,
     }
     out[0] = first;
     if (length > 1) out[1] = second;
-    if constexpr (std::is_floating_point<T>::value) {
+    if constexpr (kIsFloat16<T>) {
+      // NumPy's HALF_fill: in float32, each value rounded to float16.
+      const float start = ToFloat(first);
+      const float delta = ToFloat(second) - start;
+      for (int64_t i = 2; i < length; ++i) {
+        out[i] = ToFloat16(start + static_cast<float>(i) * delta);
+      }
+    } else if constexpr (std::is_floating_point<T>::value) {
       const T delta = second - first;
       internal::ParallelFill(length, sizeof(T), [&](int64_t begin,
                                                     int64_t end) {

@@ -13,14 +13,15 @@ namespace tessera {
 namespace {
 
 // The dtype `op` computes in for input dtype `dtype` (NumPy's loop
-// selection; float16 loops are float32 here).
+// selection). A float16 loop runs in float32 and rounds once (Unary).
 absl::StatusOr<DType> ComputeType(UnaryOp op, DType dtype) {
   if (IsFloatFunction(op)) {
     if (IsFloat(dtype)) return dtype;
     switch (dtype) {
       case DType::kBool:
       case DType::kInt8:
-      case DType::kUInt8:  // NumPy: float16
+      case DType::kUInt8:
+        return DType::kFloat16;
       case DType::kInt16:
       case DType::kUInt16:
         return DType::kFloat32;
@@ -90,6 +91,14 @@ absl::StatusOr<Tensor> Unary(UnaryOp op, const Tensor& x,
                              Allocator* allocator) {
   auto compute = ComputeType(op, x.dtype());
   if (!compute.ok()) return compute.status();
+  if (*compute == DType::kFloat16 && !IsPredicate(op)) {
+    // NumPy's half loops: widen exactly, compute in float32, round once.
+    auto x32 = astype(x, DType::kFloat32, allocator);
+    if (!x32.ok()) return x32.status();
+    auto r = Unary(op, *x32, allocator);
+    if (!r.ok()) return r.status();
+    return astype(*r, DType::kFloat16, allocator);
+  }
   Tensor converted;
   const Tensor* in = &x;
   if (x.dtype() != *compute) {
@@ -123,7 +132,8 @@ absl::Status UnaryInto(UnaryOp op, const Tensor& x, const Tensor& out) {
   auto compute = ComputeType(op, x.dtype());
   if (!compute.ok()) return compute.status();
   const DType result = OutputType(op, *compute);
-  if (result != out.dtype()) {
+  if (result != out.dtype() ||
+      (*compute == DType::kFloat16 && !IsPredicate(op))) {
     if (!CanWriteResultInto(result, out.dtype())) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%s: cannot cast the %s result to output dtype %s", UnaryOpName(op),

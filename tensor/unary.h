@@ -17,9 +17,9 @@
 //     -128 is -128, negative of uint8 1 is 255); square of bool is int8,
 //     abs of bool is bool; negative and sign of bool are errors;
 //   * sqrt, exp, log, sin, cos, tanh, floor and ceil compute in a float:
-//     float32/float64 keep theirs, int16/uint16 give float32, wider
-//     integers float64. NumPy gives float16 for bool, int8 and uint8; Tessera
-//     has no float16 and gives float32 (the one documented difference);
+//     float16/float32/float64 keep theirs, bool/int8/uint8 give float16,
+//     int16/uint16 float32, wider integers float64. A float16 result is
+//     computed in float32 and rounded once, as NumPy's half loops do;
 //   * isnan, isfinite and logical_not give bool for every dtype.
 // Special values follow C (log(0) = -inf, log(-1) = NaN, sqrt(-1) = NaN,
 // exp(1000) = inf); exp, log, sin, cos and tanh are within 4 ulp of the

@@ -63,8 +63,10 @@ TEST(UnaryTest, FloatFunctionsOfIntegersComputeInFloat) {
   EXPECT_EQ(v[0], 2.0);
   EXPECT_EQ(v[1], std::sqrt(2.0));
   EXPECT_TRUE(std::isnan(v[2]));
-  // NumPy's float16 for small ints is float32 here.
-  EXPECT_EQ(floor(*FromVector<int8_t>({3}))->dtype(), DType::kFloat32);
+  // NumPy's float16 for one-byte ints and bool, float32 for two-byte ones.
+  EXPECT_EQ(floor(*FromVector<int8_t>({3}))->dtype(), DType::kFloat16);
+  EXPECT_EQ(*floor(*FromVector<int8_t>({3}))->item<double>({0}), 3.0);
+  EXPECT_EQ(sqrt(*FromVector<bool>({true}))->dtype(), DType::kFloat16);
   EXPECT_EQ(exp(*FromVector<uint16_t>({0}))->dtype(), DType::kFloat32);
   EXPECT_EQ(*UnaryResultType(UnaryOp::kLog, DType::kUInt64), DType::kFloat64);
   EXPECT_EQ(*UnaryResultType(UnaryOp::kIsNan, DType::kInt32), DType::kBool);

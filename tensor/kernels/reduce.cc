@@ -77,6 +77,7 @@ void ReduceLineImpl(ReduceOp op, DType dtype, const void* data, int64_t stride,
     case DType::kUInt64: return ReduceTyped<uint64_t>(op, p, stride, n, out);
     case DType::kFloat32: return ReduceTyped<float>(op, p, stride, n, out);
     case DType::kFloat64: return ReduceTyped<double>(op, p, stride, n, out);
+    case DType::kFloat16: return;  // computed in float32 by the caller
   }
 }
 
@@ -95,6 +96,7 @@ int64_t ArgReduceLineImpl(bool is_max, DType dtype, const void* data,
     case DType::kUInt64: return ArgLine<uint64_t>(p, stride, n, is_max);
     case DType::kFloat32: return ArgLine<float>(p, stride, n, is_max);
     case DType::kFloat64: return ArgLine<double>(p, stride, n, is_max);
+    case DType::kFloat16: break;  // computed in float32 by the caller
   }
   return 0;
 }

@@ -45,6 +45,8 @@ void AnyTypeRow(DType dtype, const char* in, int64_t si, char* out,
       return UnaryRowT<Op, float>(in, si, out, so, n);
     case DType::kFloat64:
       return UnaryRowT<Op, double>(in, si, out, so, n);
+    case DType::kFloat16:  // computed in float32 by the caller
+      return;
   }
 }
 
@@ -135,7 +137,13 @@ void PredicateRow(UnaryOp op, const char* in, int64_t si, char* out,
     T v;
     std::memcpy(&v, in + i * si, sizeof(T));
     bool r;
-    if (op == UnaryOp::kLogicalNot) {
+    if constexpr (kIsFloat16<T>) {
+      // From the bit pattern: exponent all ones is inf or NaN.
+      const uint16_t magnitude = v.bits & 0x7FFFu;
+      r = op == UnaryOp::kLogicalNot ? magnitude == 0
+          : op == UnaryOp::kIsNan    ? magnitude > 0x7C00u
+                                     : magnitude < 0x7C00u;
+    } else if (op == UnaryOp::kLogicalNot) {
       r = v == T(0);
     } else if constexpr (std::is_floating_point<T>::value) {
       r = op == UnaryOp::kIsNan ? std::isnan(v) : std::isfinite(v);
@@ -154,7 +162,8 @@ void UnaryRow(UnaryOp op, DType dtype, const void* in, int64_t in_stride,
               void* out, int64_t out_stride, int64_t n) {
   if (IsPredicate(op)) {
     const size_t size = DTypeSize(dtype);
-    if (IsFloat(dtype) && in_stride == static_cast<int64_t>(size) &&
+    if (IsFloat(dtype) && dtype != DType::kFloat16 &&
+        in_stride == static_cast<int64_t>(size) &&
         out_stride == 1 && reinterpret_cast<uintptr_t>(in) % size == 0) {
       HWY_DYNAMIC_DISPATCH(UnaryRowImpl)(op, dtype, in, in_stride, out, 1, n);
       return;

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-          "uint32", "uint64", "float32", "float64"]
+          "uint32", "uint64", "float32", "float64", "float16"]
 
 INTS = [0, 1, -1, 7, 127, 128, -128, -129, 255, 256, 300, -300, 32767, 32768,
         -32769, 65535, 65536, 2**31 - 1, 2**31, -2**31 - 1, 2**32 - 1, 2**32 + 5,
@@ -25,7 +25,16 @@ FLOATS = [0.0, -0.0, 0.5, -0.5, 0.9999, -0.9999, 1.5, -1.5, 2.7, -2.7, 100.9,
           127.5, 128.25, -128.75, -129.5, 255.99, 256.5, 1e4 + 0.75,
           -32768.9, 65535.5, 2.5e9, -2.1e9, 4.2e9, 1e15 + 0.5, -9.2e18,
           1.8e19, 0.1, 1.0 / 3, 1e-40, 1e-50, 3.4e38, 3.5e38, 1e300,
-          float("nan"), float("inf"), float("-inf")]
+          float("nan"), float("inf"), float("-inf"),
+          # float16 rounding: the largest finite value, the overflow edge
+          # (65520 is the tie to infinity), ties to even at 2048 (ulp 2) and
+          # at 1 (ulp 2^-10), the subnormal edge 2^-24 and the tie 2^-25,
+          # and a float64 just above a tie that float32 would round onto it
+          # (NumPy rounds float64 -> float16 once).
+          65504.0, 65519.0, 65519.99, 65520.0, 2049.0, 2051.0, 2050.5,
+          1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11, 1.0 + 2.0**-11 + 2.0**-40,
+          2.0**-24, 2.0**-25, 3 * 2.0**-25, 2.0**-25 * (1 + 2.0**-20),
+          6.1e-5, 2.0**-14, 2.0**-14 - 2.0**-24, -2.0**-26]
 
 
 def fmt(x, dtype):

@@ -18,7 +18,7 @@ import itertools
 import numpy as np
 
 NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-         "uint32", "uint64", "float32", "float64"]
+         "uint32", "uint64", "float32", "float64", "float16"]
 
 BINARY = ["add", "subtract", "multiply", "divide", "floor_divide",
           "remainder", "power", "maximum", "minimum", "fmax", "fmin",
@@ -50,7 +50,7 @@ UNARY_FLOAT_VALUES = FLOAT_VALUES + [1.0, 1e-300, 100.0, 800.0, 1e5]
 # lines: elementwise_golden_test.cc also evaluates each op and dtype's lines
 # as one row, and these fill whole SIMD vectors (the special values above
 # send theirs to the scalar form).
-DIVMOD_ROW_DTYPES = ["float32", "float64", "int32"]
+DIVMOD_ROW_DTYPES = ["float32", "float64", "float16", "int32"]
 
 
 def divmod_row(dtype):
@@ -89,6 +89,27 @@ def divmod_row(dtype):
     return list(zip(a.tolist(), b.tolist()))
 
 
+def float16_rounding_pairs():
+    """float16 operand pairs whose float32 result rounds to float16 at a tie,
+    past the overflow edge or into the subnormals, plus random finite bit
+    patterns (NumPy computes each op in float32 and rounds once)."""
+    h = np.float16
+    pairs = [(2048.0, 1.0), (2048.0, 3.0), (65504.0, 16.0), (65504.0, 15.0),
+             (-65504.0, -16.0), (1.0, 2.0**-11), (1.0 + 2.0**-10, 2.0**-11),
+             (2.0**-24, 2.0**-24), (2.0**-12, 2.0**-13),
+             (3 * 2.0**-13, 2.0**-12), (2.0**-14, -2.0**-24), (0.1, 0.2),
+             (1.0 / 3, 3.0), (255.9, 256.1), (-0.0, 0.0), (1e-3, 1e4)]
+    rng = np.random.default_rng(16)
+    bits = rng.integers(0, 0x7C00, (96, 2)).astype(np.uint16)
+    signs = rng.integers(0, 2, (96, 2)).astype(np.uint16) << 15
+    randoms = (bits | signs).view(np.float16)
+    pairs += [(float(a), float(b)) for a, b in randoms]
+    return [(float(h(a)), float(h(b))) for a, b in pairs]
+
+
+FLOAT16_ROUNDING_OPS = ["add", "subtract", "multiply", "divide"]
+
+
 def fmt(value, dtype):
     if dtype.kind == "b":
         return "1" if value else "0"
@@ -117,7 +138,7 @@ def main():
             print("dtype unary", op, a, result_dtype(fn, a))
 
     with np.errstate(all="ignore"):
-        for dtype_name in ["float32", "float64"] + list(INT_VALUES):
+        for dtype_name in ["float32", "float64", "float16"] + list(INT_VALUES):
             dtype = np.dtype(dtype_name)
             values = (FLOAT_VALUES if dtype.kind == "f"
                       else INT_VALUES[dtype_name])
@@ -141,7 +162,15 @@ def main():
                         print("value binary", op, dtype_name, fmt(x, dtype),
                               fmt(y, dtype), r.dtype.name,
                               fmt(r[0], r.dtype))
-        for dtype_name in ["float32", "float64", "int8", "uint8", "int64"]:
+        f16 = np.dtype("float16")
+        for op in FLOAT16_ROUNDING_OPS:
+            fn = getattr(np, op)
+            for x, y in float16_rounding_pairs():
+                r = fn(np.array([x], f16), np.array([y], f16))
+                print("value binary", op, "float16", fmt(x, f16), fmt(y, f16),
+                      r.dtype.name, fmt(r[0], r.dtype))
+        for dtype_name in ["float32", "float64", "float16", "int8", "uint8",
+                           "int64"]:
             dtype = np.dtype(dtype_name)
             values = (UNARY_FLOAT_VALUES if dtype.kind == "f"
                       else INT_VALUES[dtype_name])
@@ -149,9 +178,9 @@ def main():
                 fn = getattr(np, op)
                 for x in values:
                     ax = np.array([x], dtype)
-                    if dtype_name == "float32" and not np.isfinite(ax[0]) \
-                            and np.isfinite(x):
-                        continue  # 1e300-style values do not fit float32
+                    if dtype_name in ("float32", "float16") and \
+                            not np.isfinite(ax[0]) and np.isfinite(x):
+                        continue  # 1e300-style values do not fit
                     r = fn(ax)
                     print("value unary", op, dtype_name, fmt(ax[0], dtype),
                           r.dtype.name, fmt(r[0], r.dtype))

@@ -8,8 +8,8 @@ It writes, into that folder:
     0-d, empty and 4-d shapes, format versions 1.0, 2.0 and 3.0;
   * arrays.npz (np.savez: stored members, zip64 local headers) and
     compressed.npz (np.savez_compressed: deflated, which Tessera rejects);
-  * object.npy (an object array, pickled: Tessera rejects it), half.npy
-    (float16) and complex.npy (complex64), both rejected as unsupported;
+  * object.npy (an object array, pickled: Tessera rejects it) and
+    complex.npy (complex64, rejected as unsupported);
   * manifest.txt: one line per readable array, space-separated key=value
     fields: file=<name> [member=<npz key>] dtype=<numpy name> shape=<a,b>
     fortran=<0|1> big_endian=<0|1> version=<major> values=<C-order list>.
@@ -22,7 +22,7 @@ import sys
 import numpy as np
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-          "uint32", "uint64", "float32", "float64"]
+          "uint32", "uint64", "float32", "float64", "float16"]
 
 
 def fmt_value(x, dtype):
@@ -114,7 +114,6 @@ def main(out):
 
     np.save(os.path.join(out, "object.npy"),
             np.array([1, "two", None], dtype=object), allow_pickle=True)
-    np.save(os.path.join(out, "half.npy"), base("float16", (2, 2)))
     np.save(os.path.join(out, "complex.npy"),
             np.arange(4, dtype=np.complex64))
 

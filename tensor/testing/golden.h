@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "tensor/dtype.h"
@@ -76,6 +77,9 @@ template <typename T>
 T ParseValue(const std::string& text) {
   if constexpr (std::is_same<T, bool>::value) {
     return text == "1";
+  } else if constexpr (kIsFloat16<T>) {
+    // Rounded once from the double (float16 goldens spell exact values).
+    return ToFloat16(std::strtod(text.c_str(), nullptr));
   } else if constexpr (std::is_floating_point<T>::value) {
     return static_cast<T>(std::strtod(text.c_str(), nullptr));
   } else if constexpr (std::is_signed<T>::value) {
@@ -124,8 +128,21 @@ inline std::string CompareWithGolden(const Tensor& actual,
     return absl::StrFormat("shape %s, NumPy (%s)",
                            ShapeString(actual.shape()), shape);
   }
+  if (actual.dtype() == DType::kFloat16) {
+    // Compared as their exact float32 values.
+    auto wide = astype(actual, DType::kFloat32);
+    if (!wide.ok()) return wide.status().ToString();
+    std::vector<std::string> parts;
+    for (Float16 v : ParseValues<Float16>(values)) {
+      parts.push_back(absl::StrFormat("%.17g", ToFloat(v)));
+    }
+    return CompareWithGolden(*wide, "float32", shape,
+                             parts.empty() ? "-" : absl::StrJoin(parts, ","),
+                             rel_tol);
+  }
   return VisitDType(actual.dtype(), [&](auto zero) -> std::string {
-    using T = decltype(zero);
+    using T = std::conditional_t<kIsFloat16<decltype(zero)>, float,
+                                 decltype(zero)>;  // (float16: above)
     const std::vector<T> expected = ParseValues<T>(values);
     const std::vector<T> got = actual.ToVector<T>();
     if (got.size() != expected.size()) return "element count differs";
