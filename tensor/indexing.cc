@@ -195,7 +195,11 @@ std::vector<int64_t> FlatNonzero(const Tensor& t) {
     using T = decltype(zero);
     const T* p = static_cast<const T*>(t.data());
     for (int64_t i = 0; i < n; ++i) {
-      if (p[i] != T{}) out.push_back(i);
+      if constexpr (std::is_same<T, Float16>::value) {
+        if ((p[i].bits & 0x7FFF) != 0) out.push_back(i);  // +-0 is zero
+      } else if (p[i] != T{}) {
+        out.push_back(i);
+      }
     }
   });
   return out;

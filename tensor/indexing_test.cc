@@ -4,12 +4,14 @@
 // plain loop for every element width and mask shape (selected elements at
 // the start, the end, none, all), strided inputs, and bad input named.
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "tensor/indexing.h"
+#include "tensor/partition.h"
 #include "tensor/view.h"
 
 namespace tessera {
@@ -136,6 +138,27 @@ TEST(IndexingTest, WhereWithOneArgumentIsNonzero) {
   EXPECT_EQ((*w)[0].dtype(), DType::kInt64);
   EXPECT_EQ((*w)[0].ToVector<int64_t>(), (std::vector<int64_t>{0, 1}));
   EXPECT_EQ((*w)[1].ToVector<int64_t>(), (std::vector<int64_t>{1, 0}));
+}
+
+// float16 (merged after these ops): nonzero treats -0 as zero and NaN as
+// non-zero, as NumPy; take and masks move its 2-byte elements unchanged;
+// partition orders by value with NaN last.
+TEST(IndexingTest, Float16IsIndexedAndPartitionedByValue) {
+  const std::vector<float> values = {0.0f, -0.0f, 1.5f, std::nanf(""), -2.0f,
+                                     65504.0f};
+  const Tensor h = *astype(*FromVector(values), DType::kFloat16);
+  auto nz = nonzero(h);
+  ASSERT_TRUE(nz.ok()) << nz.status();
+  EXPECT_EQ((*nz)[0].ToVector<int64_t>(), (std::vector<int64_t>{2, 3, 4, 5}));
+  auto taken = take(h, *FromVector(std::vector<int64_t>{5, 2, -2}));
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  EXPECT_EQ(taken->dtype(), DType::kFloat16);
+  EXPECT_EQ(taken->ToVector<float>(), (std::vector<float>{65504.0f, 1.5f, -2.0f}));
+  auto p = partition(h, std::vector<int64_t>{0});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const std::vector<float> got = p->template ToVector<float>();
+  EXPECT_EQ(got[0], -2.0f);         // the smallest at kth 0
+  EXPECT_TRUE(std::isnan(got[5]));  // NaN last
 }
 
 }  // namespace

@@ -23,7 +23,9 @@ namespace {
 // NumPy's order: a before b, NaN last.
 template <typename T>
 bool Less(T a, T b) {
-  if constexpr (std::is_floating_point<T>::value) {
+  if constexpr (std::is_same<T, Float16>::value) {
+    return Less(ToFloat(a), ToFloat(b));  // exact: every half is a float
+  } else if constexpr (std::is_floating_point<T>::value) {
     return a < b || (!std::isnan(a) && std::isnan(b));
   } else {
     return a < b;

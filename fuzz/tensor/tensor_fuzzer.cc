@@ -140,6 +140,7 @@ Num Cast(const Num& n, DType from, DType to) {
   if (IsFloat(to)) {
     out.f = ToDouble(n, from);
     if (to == DType::kFloat32) out.f = static_cast<float>(out.f);
+    if (to == DType::kFloat16) out.f = ToFloat(ToFloat16(out.f));
   } else {
     TESSERA_FUZZ_CHECK(!IsFloat(from), "reference cast float -> %s",
                        std::string(DTypeName(to)).c_str());
@@ -168,7 +169,8 @@ DType RefResultType(DType a, DType b) {
   if (IsFloat(a) || IsFloat(b)) {
     const DType f = IsFloat(a) ? a : b;
     const size_t int_size = IsFloat(a) ? sb : sa;
-    if (f == DType::kFloat32 && int_size <= 2) return DType::kFloat32;
+    if (f == DType::kFloat16 && int_size == 1) return DType::kFloat16;
+    if (f != DType::kFloat64 && int_size <= 2) return DType::kFloat32;
     return DType::kFloat64;
   }
   if (IsSignedInt(a) == IsSignedInt(b)) return sa > sb ? a : b;
@@ -399,6 +401,10 @@ RefResult RefBinary(const BinaryOpSpec& spec, const RefArray& a,
     } else if (IsFloat(out.dtype)) {
       r.f = spec.on_float(x.f, y.f);
       if (out.dtype == DType::kFloat32) r.f = static_cast<float>(r.f);
+      // float16: computed in float32, rounded once more (NumPy's half loop).
+      if (out.dtype == DType::kFloat16) {
+        r.f = ToFloat(ToFloat16(static_cast<float>(r.f)));
+      }
     } else if (IsBool(out.dtype)) {
       r.i = spec.on_bool(x.i != 0, y.i != 0);
     } else {
@@ -514,6 +520,8 @@ DType UnaryFloatType(DType d) {
     case DType::kBool:
     case DType::kInt8:
     case DType::kUInt8:
+    case DType::kFloat16:
+      return DType::kFloat16;
     case DType::kInt16:
     case DType::kUInt16:
     case DType::kFloat32:
@@ -555,8 +563,12 @@ UnaryRef RefUnary(const UnaryOpSpec& spec, const RefArray& x) {
       break;
   }
   out.zero_sign = IsFloat(r.dtype) && !spec.math;
-  const double eps = r.dtype == DType::kFloat32 ? 0x1p-23 : 0x1p-52;
-  const double min_normal = r.dtype == DType::kFloat32 ? 0x1p-126 : 0x1p-1022;
+  const double eps = r.dtype == DType::kFloat32   ? 0x1p-23
+                     : r.dtype == DType::kFloat16 ? 0x1p-10
+                                                  : 0x1p-52;
+  const double min_normal = r.dtype == DType::kFloat32   ? 0x1p-126
+                            : r.dtype == DType::kFloat16 ? 0x1p-14
+                                                         : 0x1p-1022;
   const bool range_reduced =
       spec.op == UnaryOp::kSin || spec.op == UnaryOp::kCos;
   for (const Num& v : x.data) {
@@ -568,6 +580,8 @@ UnaryRef RefUnary(const UnaryOpSpec& spec, const RefArray& x) {
       const Num in = Cast(v, x.dtype, r.dtype);
       n.f = r.dtype == DType::kFloat32
                 ? spec.on_float32(static_cast<float>(in.f))
+            : r.dtype == DType::kFloat16
+                ? ToFloat(ToFloat16(spec.on_float32(static_cast<float>(in.f))))
                 : spec.on_float64(in.f);
       if (spec.math && std::isfinite(n.f)) {
         tol = kMathUlps * eps * std::max(std::fabs(n.f), min_normal);
@@ -751,7 +765,10 @@ std::optional<Reduced> RefReduction(RefReduce kind, const RefArray& t,
   out.tolerance.assign(n, 0);
   // Rounding of any summation order of `length` terms in the result type:
   // length * eps * sum |x| (a float32 sum also rounds every partial sum).
-  const double eps = rd == DType::kFloat32 ? 0x1p-23 : 0x1p-52;
+  // float16 sums round to float16 after each row added into the output.
+  const double eps = rd == DType::kFloat32   ? 0x1p-23
+                     : rd == DType::kFloat16 ? 0x1p-10
+                                             : 0x1p-52;
   for (size_t o = 0; o < n; ++o) {
     Num& r = out.array.data[o];
     switch (kind) {
@@ -774,6 +791,10 @@ std::optional<Reduced> RefReduction(RefReduce kind, const RefArray& t,
     if (rd == DType::kFloat32 && kind != RefReduce::kMin &&
         kind != RefReduce::kMax) {
       r.f = static_cast<float>(r.f);
+    }
+    if (rd == DType::kFloat16 && kind != RefReduce::kMin &&
+        kind != RefReduce::kMax) {
+      r.f = ToFloat(ToFloat16(r.f));
     }
   }
   return out;
@@ -849,6 +870,10 @@ std::vector<Num> ReadElements(const Tensor& t) {
       n.f = f;
     } else if (t.dtype() == DType::kFloat64) {
       std::memcpy(&n.f, p, sizeof(n.f));
+    } else if (t.dtype() == DType::kFloat16) {
+      Float16 h;
+      std::memcpy(&h, p, sizeof(h));
+      n.f = ToFloat(h);
     } else {
       uint64_t raw = 0;
       std::memcpy(&raw, p, itemsize);  // little-endian
@@ -1043,6 +1068,9 @@ class Harness {
         std::memcpy(dst, &f, sizeof(f));
       } else if (ref.dtype == DType::kFloat64) {
         std::memcpy(dst, &v.f, sizeof(v.f));
+      } else if (ref.dtype == DType::kFloat16) {
+        const Float16 h = ToFloat16(v.f);  // the decoded values are exact
+        std::memcpy(dst, &h, sizeof(h));
       } else {
         std::memcpy(dst, &v.i, itemsize);  // little-endian
       }
