@@ -45,7 +45,7 @@
 // (naming both sizes), a header that is not the dict above (naming the
 // offset and what was expected), a missing or unknown key, a negative or
 // overflowing extent, and dtypes that Tessera has no type for: object ('O',
-// pickled Python objects, never loaded), structured (a list descr), float16,
+// pickled Python objects, never loaded), structured (a list descr),
 // complex, strings, datetimes (each named). File errors name the path and
 // errno's text.
 //
