@@ -31,7 +31,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "tensor/internal/npy_bytes.h"
+#include "tensor/internal/npy_files.h"
 #include "tensor/internal/thread_pool.h"
+#include "tensor/internal/zip.h"
 #include "tensor/parallel.h"
 
 namespace tessera {
@@ -51,31 +54,26 @@ constexpr size_t kGrowthAxisMaxDigits = 21;
 // max_header_size is 10000 characters; structured dtypes need the most).
 constexpr uint64_t kMaxHeaderBytes = uint64_t{1} << 20;
 
-// ---- Checked little-endian reads. ----
-
-bool InRange(absl::string_view bytes, uint64_t offset, uint64_t length) {
-  return offset <= bytes.size() && length <= bytes.size() - offset;
-}
-
-uint64_t LoadLE(const char* p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) {
-    v = (v << 8) | static_cast<unsigned char>(p[i]);
-  }
-  return v;
-}
-
-std::string Quoted(absl::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (absl::ascii_isprint(static_cast<unsigned char>(c))) {
-      out += c;
-    } else {
-      absl::StrAppendFormat(&out, "\\x%02x", static_cast<unsigned char>(c));
-    }
-  }
-  return out + "'";
-}
+using npy_internal::Crc32;
+using npy_internal::ErrnoError;
+using npy_internal::InputFile;
+using npy_internal::InRange;
+using npy_internal::LoadLE;
+using npy_internal::MemberData;
+using npy_internal::PutLE;
+using npy_internal::Quoted;
+using npy_internal::ReadCentralDirectory;
+using npy_internal::ZipError;
+using npy_internal::ZipMember;
+using npy_internal::kLocalSig;
+using npy_internal::kCentralSig;
+using npy_internal::kEndSig;
+using npy_internal::kZip64EndSig;
+using npy_internal::kZip64LocatorSig;
+using npy_internal::kZip64EndBytes;
+using npy_internal::k32Max;
+using npy_internal::kZip64ExtraId;
+using npy_internal::kDosDate;
 
 // ---- The header dict. ----
 
@@ -467,14 +465,6 @@ class StringSink : public Sink {
   std::string* out_;
 };
 
-absl::Status ErrnoError(absl::string_view what, const std::string& path,
-                        int err) {
-  const std::string message =
-      absl::StrFormat("%s %s: %s", what, path, std::strerror(err));
-  if (err == ENOENT) return absl::NotFoundError(message);
-  if (err == EACCES || err == EPERM) return absl::PermissionDeniedError(message);
-  return absl::InternalError(message);
-}
 
 class FileSink : public Sink {
  public:
@@ -527,256 +517,6 @@ absl::Status WriteNpy(const Tensor& tensor, Sink& sink) {
   return sink.Write(data->data(), data->size());
 }
 
-// ---- CRC-32 (zip's: reflected polynomial 0xEDB88320), slicing by 8. ----
-
-struct Crc32Tables {
-  uint32_t t[8][256];
-  Crc32Tables() {
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1)));
-      t[0][i] = c;
-    }
-    for (uint32_t i = 0; i < 256; ++i) {
-      for (int s = 1; s < 8; ++s) {
-        t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xFF];
-      }
-    }
-  }
-};
-
-const Crc32Tables& Tables() {
-  static const Crc32Tables* tables = new Crc32Tables();
-  return *tables;
-}
-
-// Continues `crc` (0 to start) over `bytes`.
-uint32_t Crc32(uint32_t crc, absl::string_view bytes) {
-  const Crc32Tables& tb = Tables();
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  size_t n = bytes.size();
-  crc = ~crc;
-  while (n >= 8) {
-    uint32_t lo, hi;
-    std::memcpy(&lo, p, 4);
-    std::memcpy(&hi, p + 4, 4);
-    lo ^= crc;
-    crc = tb.t[7][lo & 0xFF] ^ tb.t[6][(lo >> 8) & 0xFF] ^
-          tb.t[5][(lo >> 16) & 0xFF] ^ tb.t[4][lo >> 24] ^
-          tb.t[3][hi & 0xFF] ^ tb.t[2][(hi >> 8) & 0xFF] ^
-          tb.t[1][(hi >> 16) & 0xFF] ^ tb.t[0][hi >> 24];
-    p += 8;
-    n -= 8;
-  }
-  while (n-- > 0) crc = (crc >> 8) ^ tb.t[0][(crc ^ *p++) & 0xFF];
-  return ~crc;
-}
-
-// ---- Zip records (APPNOTE.TXT 4.3). ----
-
-constexpr uint32_t kLocalSig = 0x04034b50;
-constexpr uint32_t kCentralSig = 0x02014b50;
-constexpr uint32_t kEndSig = 0x06054b50;
-constexpr uint32_t kZip64EndSig = 0x06064b50;
-constexpr uint32_t kZip64LocatorSig = 0x07064b50;
-constexpr size_t kLocalBytes = 30;
-constexpr size_t kCentralBytes = 46;
-constexpr size_t kEndBytes = 22;
-constexpr size_t kZip64EndBytes = 56;
-constexpr size_t kZip64LocatorBytes = 20;
-constexpr uint32_t k32Max = 0xFFFFFFFFu;
-constexpr uint16_t kZip64ExtraId = 0x0001;
-// np.savez's timestamp: ZipInfo's default, 1980-01-01 00:00.
-constexpr uint16_t kDosDate = 0x0021;
-
-void PutLE(std::string* out, uint64_t v, int n) {
-  for (int i = 0; i < n; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-struct ZipMember {
-  std::string name;
-  uint16_t method = 0;
-  uint16_t flags = 0;
-  uint32_t crc = 0;
-  uint64_t compressed = 0;
-  uint64_t uncompressed = 0;
-  uint64_t local_offset = 0;
-};
-
-absl::Status ZipError(absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(".npz: ", what));
-}
-
-// Reads the zip64 extended-information extra field of a central record: the
-// 64-bit values of the fields whose 32-bit value is 0xFFFFFFFF, in order.
-absl::Status ReadZip64Extra(absl::string_view extra, ZipMember* m,
-                            bool need_u, bool need_c, bool need_off) {
-  uint64_t pos = 0;
-  while (InRange(extra, pos, 4)) {
-    const uint64_t id = LoadLE(extra.data() + pos, 2);
-    const uint64_t size = LoadLE(extra.data() + pos + 2, 2);
-    if (!InRange(extra, pos + 4, size)) break;
-    if (id == kZip64ExtraId) {
-      absl::string_view f = extra.substr(pos + 4, size);
-      uint64_t at = 0;
-      for (auto [need, field] :
-           {std::pair<bool, uint64_t*>{need_u, &m->uncompressed},
-            {need_c, &m->compressed},
-            {need_off, &m->local_offset}}) {
-        if (!need) continue;
-        if (!InRange(f, at, 8)) {
-          return ZipError(absl::StrFormat(
-              "member %s: zip64 extra field too short", Quoted(m->name)));
-        }
-        *field = LoadLE(f.data() + at, 8);
-        at += 8;
-      }
-      return absl::OkStatus();
-    }
-    pos += 4 + size;
-  }
-  return ZipError(absl::StrFormat(
-      "member %s: sizes say zip64 but there is no zip64 extra field",
-      Quoted(m->name)));
-}
-
-absl::StatusOr<std::vector<ZipMember>> ReadCentralDirectory(
-    absl::string_view zip) {
-  if (zip.size() < kEndBytes) {
-    return ZipError(absl::StrFormat(
-        "%d bytes is too short for a zip archive", zip.size()));
-  }
-  // The end record is the last 22 bytes plus a comment of up to 64 KiB.
-  uint64_t end = 0;
-  bool found = false;
-  const uint64_t lowest =
-      zip.size() > kEndBytes + 0xFFFF ? zip.size() - kEndBytes - 0xFFFF : 0;
-  for (uint64_t at = zip.size() - kEndBytes + 1; at-- > lowest;) {
-    if (LoadLE(zip.data() + at, 4) == kEndSig &&
-        at + kEndBytes + LoadLE(zip.data() + at + 20, 2) == zip.size()) {
-      end = at;
-      found = true;
-      break;
-    }
-  }
-  if (!found) return ZipError("no end of central directory record");
-  const char* e = zip.data() + end;
-  uint64_t count = LoadLE(e + 10, 2);
-  uint64_t cd_size = LoadLE(e + 12, 4);
-  uint64_t cd_offset = LoadLE(e + 16, 4);
-  if (LoadLE(e + 4, 2) != 0 || LoadLE(e + 6, 2) != 0) {
-    return ZipError("multi-disk archives are not supported");
-  }
-  if (count == 0xFFFF || cd_size == k32Max || cd_offset == k32Max) {
-    if (end < kZip64LocatorBytes ||
-        LoadLE(zip.data() + end - kZip64LocatorBytes, 4) != kZip64LocatorSig) {
-      return ZipError("end record says zip64 but there is no zip64 locator");
-    }
-    const uint64_t z64 = LoadLE(zip.data() + end - kZip64LocatorBytes + 8, 8);
-    if (!InRange(zip, z64, kZip64EndBytes) ||
-        LoadLE(zip.data() + z64, 4) != kZip64EndSig) {
-      return ZipError(absl::StrFormat(
-          "zip64 end record offset %d is not a zip64 end record", z64));
-    }
-    count = LoadLE(zip.data() + z64 + 32, 8);
-    cd_size = LoadLE(zip.data() + z64 + 40, 8);
-    cd_offset = LoadLE(zip.data() + z64 + 48, 8);
-  }
-  if (!InRange(zip, cd_offset, cd_size)) {
-    return ZipError(absl::StrFormat(
-        "central directory (%d bytes at offset %d) runs past the end of the "
-        "archive (%d bytes)",
-        cd_size, cd_offset, zip.size()));
-  }
-  absl::string_view cd = zip.substr(cd_offset, cd_size);
-  if (count > cd.size() / kCentralBytes) {
-    return ZipError(absl::StrFormat(
-        "%d members do not fit in a %d-byte central directory", count,
-        cd.size()));
-  }
-  std::vector<ZipMember> members;
-  members.reserve(count);
-  uint64_t pos = 0;
-  for (uint64_t i = 0; i < count; ++i) {
-    if (!InRange(cd, pos, kCentralBytes) ||
-        LoadLE(cd.data() + pos, 4) != kCentralSig) {
-      return ZipError(absl::StrFormat(
-          "central directory record %d at offset %d is corrupt", i,
-          cd_offset + pos));
-    }
-    const char* r = cd.data() + pos;
-    ZipMember m;
-    m.flags = static_cast<uint16_t>(LoadLE(r + 8, 2));
-    m.method = static_cast<uint16_t>(LoadLE(r + 10, 2));
-    m.crc = static_cast<uint32_t>(LoadLE(r + 16, 4));
-    m.compressed = LoadLE(r + 20, 4);
-    m.uncompressed = LoadLE(r + 24, 4);
-    const uint64_t name_len = LoadLE(r + 28, 2);
-    const uint64_t extra_len = LoadLE(r + 30, 2);
-    const uint64_t comment_len = LoadLE(r + 32, 2);
-    m.local_offset = LoadLE(r + 42, 4);
-    if (!InRange(cd, pos + kCentralBytes, name_len + extra_len + comment_len)) {
-      return ZipError(absl::StrFormat(
-          "central directory record %d runs past the directory", i));
-    }
-    m.name = std::string(cd.substr(pos + kCentralBytes, name_len));
-    const bool need_u = m.uncompressed == k32Max;
-    const bool need_c = m.compressed == k32Max;
-    const bool need_off = m.local_offset == k32Max;
-    if (need_u || need_c || need_off) {
-      auto s = ReadZip64Extra(cd.substr(pos + kCentralBytes + name_len,
-                                        extra_len),
-                              &m, need_u, need_c, need_off);
-      if (!s.ok()) return s;
-    }
-    members.push_back(std::move(m));
-    pos += kCentralBytes + name_len + extra_len + comment_len;
-  }
-  return members;
-}
-
-// The stored bytes of `m`, checked: stored, unencrypted, in range, CRC.
-absl::StatusOr<absl::string_view> MemberData(absl::string_view zip,
-                                             const ZipMember& m) {
-  if (m.flags & 1) {
-    return absl::UnimplementedError(absl::StrFormat(
-        ".npz member %s is encrypted", Quoted(m.name)));
-  }
-  if (m.method != 0) {
-    return absl::UnimplementedError(absl::StrFormat(
-        ".npz member %s is compressed (method %d, as np.savez_compressed "
-        "writes): only stored members are supported",
-        Quoted(m.name), m.method));
-  }
-  if (m.compressed != m.uncompressed) {
-    return ZipError(absl::StrFormat(
-        "stored member %s has compressed size %d != size %d", Quoted(m.name),
-        m.compressed, m.uncompressed));
-  }
-  if (!InRange(zip, m.local_offset, kLocalBytes) ||
-      LoadLE(zip.data() + m.local_offset, 4) != kLocalSig) {
-    return ZipError(absl::StrFormat(
-        "member %s: no local header at offset %d", Quoted(m.name),
-        m.local_offset));
-  }
-  const char* l = zip.data() + m.local_offset;
-  const uint64_t start = m.local_offset + kLocalBytes + LoadLE(l + 26, 2) +
-                         LoadLE(l + 28, 2);
-  if (!InRange(zip, start, m.compressed)) {
-    return ZipError(absl::StrFormat(
-        "member %s: %d bytes at offset %d run past the end of the archive "
-        "(%d bytes)",
-        Quoted(m.name), m.compressed, start, zip.size()));
-  }
-  absl::string_view data = zip.substr(start, m.compressed);
-  const uint32_t crc = Crc32(0, data);
-  if (crc != m.crc) {
-    return ZipError(absl::StrFormat(
-        "member %s: CRC-32 %08x, the directory says %08x", Quoted(m.name),
-        crc, m.crc));
-  }
-  return data;
-}
 
 absl::Status WriteNpz(absl::Span<const NpzEntry> entries, Sink& sink) {
   absl::flat_hash_set<std::string> seen;
@@ -896,79 +636,6 @@ absl::Status WriteNpz(absl::Span<const NpzEntry> entries, Sink& sink) {
 
 // ---- Files. ----
 
-// A read-only open file and its size; closed on destruction.
-class InputFile {
- public:
-  ~InputFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  absl::Status Open(const std::string& path, int flags) {
-    path_ = path;
-    fd_ = ::open(path.c_str(), flags | O_CLOEXEC);
-    if (fd_ < 0) return ErrnoError("cannot open", path, errno);
-    struct stat st;
-    if (::fstat(fd_, &st) != 0) return ErrnoError("cannot stat", path, errno);
-    if (!S_ISREG(st.st_mode)) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s is not a regular file", path));
-    }
-    size_ = static_cast<uint64_t>(st.st_size);
-    return absl::OkStatus();
-  }
-  // Reads exactly `bytes` at `offset` (the file must hold them).
-  absl::Status ReadAt(uint64_t offset, void* out, uint64_t bytes) const {
-    char* p = static_cast<char*>(out);
-    while (bytes > 0) {
-      const size_t chunk = static_cast<size_t>(
-          std::min<uint64_t>(bytes, uint64_t{1} << 30));
-      const ssize_t n = ::pread(fd_, p, chunk, static_cast<off_t>(offset));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return ErrnoError("cannot read", path_, errno);
-      }
-      if (n == 0) {
-        return absl::DataLossError(absl::StrFormat(
-            "%s: the file ended while reading (it shrank?)", path_));
-      }
-      p += n;
-      offset += static_cast<uint64_t>(n);
-      bytes -= static_cast<uint64_t>(n);
-    }
-    return absl::OkStatus();
-  }
-  // ReadAt in chunks on the tensor thread pool from kParallelReadBytes up:
-  // the copy out of the page cache and the page faults of the fresh
-  // destination are per-thread work (2 threads: 400 MB in ~0.6x the time).
-  absl::Status ReadAtParallel(uint64_t offset, void* out,
-                              uint64_t bytes) const {
-    constexpr uint64_t kParallelReadBytes = uint64_t{16} << 20;
-    if (bytes < kParallelReadBytes || NumThreads() < 2) {
-      return ReadAt(offset, out, bytes);
-    }
-    absl::Mutex mu;
-    absl::Status first_error;
-    internal::ParallelFor(
-        static_cast<int64_t>(bytes), int64_t{4} << 20,
-        [&](int64_t begin, int64_t end) {
-          absl::Status s =
-              ReadAt(offset + static_cast<uint64_t>(begin),
-                     static_cast<char*>(out) + begin,
-                     static_cast<uint64_t>(end - begin));
-          if (!s.ok()) {
-            absl::MutexLock lock(&mu);
-            if (first_error.ok()) first_error = s;
-          }
-        });
-    return first_error;
-  }
-  int fd() const { return fd_; }
-  uint64_t size() const { return size_; }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-  uint64_t size_ = 0;
-};
 
 absl::Status WithPath(const absl::Status& s, const std::string& path) {
   return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
