@@ -5,6 +5,7 @@
 // ddof, empty inputs, NaN and inf. The result's dtype, shape and values must
 // be NumPy's, and NumPy's errors must be errors here.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,10 +49,8 @@ TEST(ReduceGoldenTest, EveryCaseMatchesNumPy) {
   ASSERT_GT(lines.size(), 3000u) << "golden file missing or truncated";
   int errors_expected = 0;
   for (const std::string& line : lines) {
-    const size_t arrow = line.find(" => ");
-    ASSERT_NE(arrow, std::string::npos) << line;
-    auto in = golden::Fields(line.substr(0, arrow));
-    auto out = golden::Fields(line.substr(arrow + 4));
+    std::map<std::string, std::string> in, out;
+    ASSERT_TRUE(golden::SplitCase(line, &in, &out)) << line;
     auto t = golden::ParseTensor(in["dtype"], in["shape"], in["values"]);
     ASSERT_TRUE(t.ok()) << t.status() << "\n" << line;
     auto r = RunReduction(in["op"], *t, in["axis"], in["keepdims"] == "1",

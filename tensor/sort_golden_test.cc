@@ -7,6 +7,7 @@
 // NumPy's errors.
 
 #include <optional>
+#include <map>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -21,10 +22,8 @@ TEST(SortGoldenTest, EveryCaseMatchesNumPy) {
   ASSERT_GT(lines.size(), 300u) << "golden file missing or truncated";
   int errors = 0;
   for (const std::string& line : lines) {
-    const size_t arrow = line.find(" => ");
-    ASSERT_NE(arrow, std::string::npos) << line;
-    auto in = golden::Fields(line.substr(0, arrow));
-    auto out = golden::Fields(line.substr(arrow + 4));
+    std::map<std::string, std::string> in, out;
+    ASSERT_TRUE(golden::SplitCase(line, &in, &out)) << line;
     auto t = golden::ParseTensor(in["dtype"], in["shape"], in["values"]);
     ASSERT_TRUE(t.ok()) << t.status() << "\n" << line;
     std::optional<int> axis;

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
@@ -60,6 +61,30 @@ inline std::map<std::string, std::string> Fields(absl::string_view text) {
     }
   }
   return fields;
+}
+
+// A golden line "inputs => expected" as its two field maps (Fields of each
+// side). False, and nothing set, when the line has no " => ".
+inline bool SplitCase(absl::string_view line,
+                      std::map<std::string, std::string>* in,
+                      std::map<std::string, std::string>* out) {
+  const size_t arrow = line.find(" => ");
+  if (arrow == absl::string_view::npos) return false;
+  *in = Fields(line.substr(0, arrow));
+  *out = Fields(line.substr(arrow + 4));
+  return true;
+}
+
+// For a case NumPy raised on: empty when `status` failed with
+// InvalidArgument, as the ops report bad input; otherwise what differs.
+inline std::string NumPyErrorMismatch(const absl::Status& status) {
+  if (status.ok()) return "NumPy raises, the call succeeded";
+  if (status.code() != absl::StatusCode::kInvalidArgument) {
+    return absl::StrFormat("NumPy raises, the call failed with %s, not "
+                           "InvalidArgument",
+                           status.ToString());
+  }
+  return "";
 }
 
 // "2,3" -> {2, 3}; "" -> {} (0-d).
