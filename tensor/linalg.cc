@@ -3,10 +3,12 @@
 #include "tensor/linalg.h"
 
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "tensor/binary.h"
 #include "tensor/kernels/matmul.h"
 #include "tensor/view.h"
@@ -185,14 +187,22 @@ absl::StatusOr<Tensor> dot(const Tensor& a, const Tensor& b,
   auto moved = transpose(b, order);
   if (!moved.ok()) return moved.status();
   // Explicit extents rather than -1, which cannot be inferred when k is 0.
-  int64_t a_rows = 1, b_cols = 1;
-  for (int i = 0; i < a.ndim() - 1; ++i) a_rows *= a.shape(i);
-  for (int i = 0; i < b.ndim(); ++i) {
-    if (i != bk) b_cols *= b.shape(i);
+  // Checked: a zero-size operand may have other extents whose product
+  // overflows, and then so may the rows or columns of the other one.
+  auto a_rows = CheckedElementCount(
+      absl::MakeConstSpan(a.shape()).first(a.ndim() - 1), 1);
+  if (!a_rows.ok()) return a_rows.status();
+  auto b_cols =
+      CheckedElementCount(absl::MakeConstSpan(moved->shape()).subspan(1), 1);
+  if (!b_cols.ok()) return b_cols.status();
+  if (*a_rows != 0 && *b_cols > std::numeric_limits<int64_t>::max() / *a_rows) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "dot: the product of %s and %s has %d x %d elements, more than int64",
+        ShapeString(a.shape()), ShapeString(b.shape()), *a_rows, *b_cols));
   }
-  auto b2 = reshape(*moved, {k, b_cols}, allocator);
+  auto b2 = reshape(*moved, {k, *b_cols}, allocator);
   if (!b2.ok()) return b2.status();
-  auto a2 = reshape(a, {a_rows, k}, allocator);
+  auto a2 = reshape(a, {*a_rows, k}, allocator);
   if (!a2.ok()) return a2.status();
   auto product = matmul(*a2, *b2, allocator);
   if (!product.ok()) return product.status();

@@ -164,6 +164,20 @@ TEST(DotTest, EmptyContractedAxisGivesZeros) {
   EXPECT_EQ(dot(*zeros({0, 3, 2}), *zeros({4, 2, 5}))->size(), 0);
 }
 
+// Zero-size operands may carry extents whose product overflows int64: the
+// flattening into rows and columns must neither overflow nor lose the shape.
+TEST(DotTest, ZeroSizeOperandsWithHugeExtents) {
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  auto c = dot(*zeros({kHuge, kHuge, 0, 0}), *zeros({3, 0, 2}));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_THAT(c->shape(), ElementsAre(kHuge, kHuge, 0, 3, 2));
+  // Columns of 2**80 elements cannot be flattened: an error, as NumPy's
+  // "array is too big", never a wrapped extent.
+  auto too_big = dot(*zeros({2, 0}), *zeros({kHuge, 0, kHuge}));
+  EXPECT_EQ(too_big.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(too_big.status()), HasSubstr("overflows int64"));
+}
+
 TEST(MatmulTest, MismatchesNameBothShapes) {
   auto bad = matmul(*zeros({2, 3}), *zeros({4, 5}));
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);

@@ -428,7 +428,13 @@ Strides LayoutStrides(const NpyHeader& h) {
   int64_t stride = itemsize;
   for (size_t k = 0; k < h.shape.size(); ++k) {
     s[k] = stride;
-    stride *= h.shape[k] > 0 ? h.shape[k] : 1;
+    // Modular, as in ContiguousStrides: only a zero-size array (whose strides
+    // are never used) can have extents whose product overflows, and
+    // CheckedElementCount has accepted it (a fuzzer found the signed
+    // overflow: shape (0, 2**55, 2**55)).
+    stride = static_cast<int64_t>(
+        static_cast<uint64_t>(stride) *
+        static_cast<uint64_t>(h.shape[k] > 0 ? h.shape[k] : 1));
   }
   return s;
 }

@@ -344,6 +344,22 @@ TEST(NpyTest, CorruptHeadersAreRejectedWithTheReason) {
   }
 }
 
+// A zero extent makes the array empty whatever the others are, so NumPy's
+// header grammar admits extents whose product overflows int64 (a fuzzer found
+// the Fortran strides overflowing on one). Such a header loads as an empty
+// tensor with the shape written, in either order.
+TEST(NpyTest, ZeroSizeArraysWithHugeExtentsLoadEmpty) {
+  for (const char* order : {"True", "False"}) {
+    const ExactBuffer in(WithHeader(absl::StrCat(
+        "{'descr': '<f4', 'fortran_order': ", order,
+        ", 'shape': (3, 0, 36028797018963968, 36028797018963968), }")));
+    auto t = ParseNpy(in.view());
+    ASSERT_TRUE(t.ok()) << order << ": " << t.status();
+    EXPECT_EQ(t->shape(), Shape({3, 0, int64_t{1} << 55, int64_t{1} << 55}));
+    EXPECT_EQ(t->size(), 0);
+  }
+}
+
 TEST(NpyTest, MissingFilesNameThePath) {
   const std::string path = TempPath("does_not_exist.npy");
   for (auto status : {LoadNpy(path).status(), LoadNpyMmap(path).status(),

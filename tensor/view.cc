@@ -195,7 +195,7 @@ absl::StatusOr<Tensor> reshape(const Tensor& t,
                                Allocator* allocator) {
   Shape new_shape(shape.begin(), shape.end());
   int unknown = -1;
-  int64_t known = 1;
+  Shape known_extents;
   for (int k = 0; k < static_cast<int>(new_shape.size()); ++k) {
     if (new_shape[k] == -1) {
       if (unknown >= 0) {
@@ -209,11 +209,18 @@ absl::StatusOr<Tensor> reshape(const Tensor& t,
           "negative dimension %d in shape %s", new_shape[k],
           ShapeString(shape)));
     } else {
-      auto count = CheckedElementCount({known, new_shape[k]}, t.itemsize());
-      if (!count.ok()) return count.status();
-      known = *count;
+      known_extents.push_back(new_shape[k]);
     }
   }
+  // All at once: a zero extent excuses an overflowing product of the others
+  // (as in empty()), in any position.
+  auto count = CheckedElementCount(known_extents, t.itemsize());
+  if (!count.ok()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cannot reshape into shape %s: %s", ShapeString(shape),
+        count.status().message()));
+  }
+  int64_t known = *count;
   if (unknown >= 0) {
     if (known == 0 || t.size() % known != 0) {
       return absl::InvalidArgumentError(absl::StrFormat(

@@ -146,6 +146,17 @@ TEST(ReshapeTest, IncompatibleSizesAreNamed) {
   EXPECT_FALSE(reshape(*arange(6), {-2, -3}).ok());
   // Size-0 reshapes keep working with -1 only when inferable.
   EXPECT_TRUE(reshape(*zeros({0, 3}), {3, 0}).ok());
+  // A zero extent anywhere excuses extents whose product overflows, as in
+  // zeros(); without one the overflow is named.
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  auto wide = reshape(*zeros({0, 3}), {kHuge, kHuge, 0});
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  EXPECT_THAT(wide->shape(), ElementsAre(kHuge, kHuge, 0));
+  auto too_big = reshape(*arange(6), {kHuge, kHuge, -1});
+  EXPECT_EQ(too_big.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(too_big.status()),
+              HasSubstr("cannot reshape into shape (1099511627776, "
+                        "1099511627776, -1)"));
 }
 
 TEST(TransposeTest, PermutesShapeAndStridesAndChecksAxes) {
