@@ -157,24 +157,31 @@ constexpr Route kRoutes[] = {
     {"tessera_malloc", &GmpAddTesseraMalloc},
 };
 
-// "malloc in <library>" when `malloc` resolves into the library at `path`.
-absl::StatusOr<std::string> ProveLibrary(const std::string& path) {
+// The loaded object that the process's `malloc` resolves into.
+absl::StatusOr<Dl_info> WhereMallocResolves() {
   void* address = dlsym(RTLD_DEFAULT, "malloc");
   Dl_info info;
   if (address == nullptr || dladdr(address, &info) == 0 ||
       info.dli_fname == nullptr) {
     return absl::FailedPreconditionError("cannot find where malloc comes from");
   }
+  return info;
+}
+
+// "malloc in <library>" when `malloc` resolves into the library at `path`.
+absl::StatusOr<std::string> ProveLibrary(const std::string& path) {
+  absl::StatusOr<Dl_info> info = WhereMallocResolves();
+  if (!info.ok()) return info.status();
   char want[PATH_MAX], got[PATH_MAX];
   if (realpath(path.c_str(), want) == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat("library '", path, "' does not exist"));
   }
-  if (realpath(info.dli_fname, got) == nullptr ||
+  if (realpath(info->dli_fname, got) == nullptr ||
       std::strcmp(want, got) != 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("refusing to report: malloc resolves into ",
-                     info.dli_fname, ", not ", want));
+                     info->dli_fname, ", not ", want));
   }
   return absl::StrCat("malloc in ", want);
 }
@@ -192,19 +199,15 @@ namespace {
 // "Tessera malloc linked into <exe>" when this executable defines malloc and
 // carries Tessera malloc's marker.
 absl::StatusOr<std::string> ProveLinkedTesseraMalloc() {
-  void* address = dlsym(RTLD_DEFAULT, "malloc");
-  Dl_info info;
-  if (address == nullptr || dladdr(address, &info) == 0 ||
-      info.dli_fname == nullptr) {
-    return absl::FailedPreconditionError("cannot find where malloc comes from");
-  }
+  absl::StatusOr<Dl_info> info = WhereMallocResolves();
+  if (!info.ok()) return info.status();
   // The main executable's dli_fname is its argv[0]: compare load bases with
   // a function of this file instead.
   Dl_info self_info;
   if (dladdr(reinterpret_cast<void*>(&ProveLibrary), &self_info) == 0 ||
-      self_info.dli_fbase != info.dli_fbase) {
+      self_info.dli_fbase != info->dli_fbase) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "refusing to report: malloc resolves into ", info.dli_fname,
+        "refusing to report: malloc resolves into ", info->dli_fname,
         ", not this executable"));
   }
   char self[PATH_MAX];
