@@ -19,16 +19,18 @@
 //     slots holding cells of one size class (52 classes, 16 B to 256 KiB,
 //     at most 25% waste above 128 B); its record lives in the segment header.
 //   * One heap per thread (initial-exec TLS, no lock on any fast path). Each
-//     page has three free lists: `free` (allocation pops), `local_free` (the
-//     owner's frees, swapped in when `free` runs dry), and `thread_free`
-//     (other threads' frees, pushed with one compare-and-swap). The first
+//     page has three free lists: `free` (allocation pops, the owner's frees
+//     push: last in, first out, so a block freed is the next one handed out
+//     while it is in cache), `local_free` (cells drained from other threads'
+//     frees, swapped in when `free` runs dry), and `thread_free` (other
+//     threads' frees, pushed with one compare-and-swap). The first
 //     remote free into a page also queues the page on its heap's
 //     `remote_pages` list (one tag bit in `thread_free` says it is queued);
 //     the owner takes that list on its slow path, so it never scans pages.
 //   * Allocation of a small block: a TLS load, a class lookup (a table up to
 //     1 KiB), a pop; when `free` is dry, `local_free` is taken inline. Free:
 //     a mask, a byte-map load, the page record, the checks below, an owner
-//     compare, a push.
+//     compare, a push onto `free`.
 //   * Counting: through this interface every call updates the calling
 //     heap's counters, so `stats()` is exact; the malloc override counts only
 //     huge blocks (two counter updates were 15-20% of a small malloc/free
@@ -78,11 +80,13 @@
 //      the segment, only free slots are dirty, the page count matches the
 //      leads, and the heap's count of empty segments is right.
 //   3. A page's class, block size and span agree, its cells fit its span,
-//      and used + cells on free/local_free == cells carved; no more cells sit
-//      on thread_free than are in use.
+//      and used + cells on free/local_free == cells carved (<= in a page
+//      that dropped a corrupt list, hardened builds: those cells are lost
+//      until the page retires); no more cells sit on thread_free than are
+//      in use.
 //   4. Every cell on a page's free lists is a carved cell of that page, on
-//      exactly one list once (no cycle, no double free), and a freed cell
-//      (local_free, thread_free) still carries its free canary (so a write
+//      exactly one list once (no cycle, no double free), and every cell on
+//      a free list (carved cells too) carries its free canary (so a write
 //      after free into its first 16 bytes is caught).
 //   5. Every page of a heap is on exactly one queue: its class's bin (not
 //      marked full) or the full list (marked full); the queues are linked

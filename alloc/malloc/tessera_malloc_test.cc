@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "alloc/malloc/internal/engine.h"
 #include "alloc/pool/internal/violation_recorder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -144,6 +145,31 @@ TEST(TesseraMallocTest, DoubleFreeIsReportedNamingThePointer) {
     M().Deallocate(keep, bytes);
     ExpectIntact();
   }
+}
+
+// Cells carved but never handed out carry the free canary like freed ones
+// (the owner's frees and the carve share one list): freeing one is a double
+// free, reported, and the lists stay intact.
+TEST(TesseraMallocTest, FreeingACellNeverHandedOutIsADoubleFree) {
+  ViolationRecorder recorder;
+  auto* block = static_cast<char*>(M().Allocate(3000));
+  const size_t cell = M().UsableSize(block);
+  ASSERT_GE(cell, 3000u);
+  int tried = 0;
+  for (int k = 1; k <= 3; ++k) {
+    char* neighbour = block + k * cell;
+    if (malloc_internal::Owns(neighbour)) continue;  // handed out to an earlier test
+    recorder.Clear();
+    M().Deallocate(neighbour, 3000);
+    ASSERT_EQ(recorder.violations().size(), 1u) << k;
+    EXPECT_EQ(recorder.violations()[0].violation, ContractViolation::kDoubleFree);
+    EXPECT_EQ(recorder.violations()[0].ptr, neighbour);
+    ExpectIntact();
+    ++tried;
+  }
+  EXPECT_GT(tried, 0);
+  M().Deallocate(block, 3000);
+  ExpectIntact();
 }
 
 TEST(TesseraMallocTest, ForeignAndInteriorPointersAreReportedAndIgnored) {

@@ -66,9 +66,8 @@ inline void* AllocateClass(int c) {
     Page* p = h->bins[c];
     Cell* cell = p->free;
     if (TM_UNLIKELY(cell == nullptr)) {
-      // The owner's frees, back without the slow path: a page's cells
-      // circulate through `local_free` in batches of one carve (4 cells of
-      // 1 KiB), and a round trip took the slow path every 4th call.
+      // Cells drained from other threads' frees, taken without the slow
+      // path.
       cell = p->local_free;
       if (cell == nullptr) return AllocateClassSlow<C>(c);
       p->local_free = nullptr;
@@ -109,12 +108,20 @@ inline Cell* CellToFree(Page* p, uintptr_t a, bool report) {
                        "points past the cells handed out by its page");
     return nullptr;
   }
-  if (TM_UNLIKELY(start != a) && !HasAligned(p)) {
-    if (report) Report(Violation::kInteriorPointer, reinterpret_cast<void*>(a),
-                       "points inside a block, not at its start");
-    return nullptr;
+  if (TM_UNLIKELY(start != a)) {
+    if (!HasAligned(p)) {
+      if (report) {
+        Report(Violation::kInteriorPointer, reinterpret_cast<void*>(a),
+               "points inside a block, not at its start");
+      }
+      return nullptr;
+    }
+    return reinterpret_cast<Cell*>(start);
   }
-  return reinterpret_cast<Cell*>(start);
+  // `a`, not `start`: equal here, but `a` is known at once, while `start`
+  // waits on two multiplies. A free list that takes the cell back (LIFO)
+  // would otherwise chain every round trip through them.
+  return reinterpret_cast<Cell*>(a);
 }
 
 TM_NOINLINE void RemoteFree(Page* p, Cell* cell) {
@@ -181,8 +188,12 @@ inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
   Heap* h = tls_heap;
   if constexpr (C == Counting::kExact) CountFree(h, p->block_size);
   if (TM_LIKELY(p->heap == h)) {
-    SetLink(cell, p->local_free);
-    p->local_free = cell;
+    // Onto `free`, last in first out: the next allocation of the class gets
+    // this cell back while it is in L1. (Onto a separate `local_free`,
+    // swapped in when `free` ran dry, a 1 KiB round trip cycled through a
+    // carve of 4 cells and took the swap every 4th call: 7.0 against 4.0 ns.)
+    SetLink(cell, p->free);
+    p->free = cell;
     --p->used;
     // A page that empties stays in its queue until MaybePurge, Collect or a
     // NewPage that finds no room retires it: retiring at once made W1 (batches

@@ -79,8 +79,8 @@ constexpr int kGuardSlot = kSlotsPerSegment - 1;
 // is in the first line (free, local_free, used, block_size, the interior-
 // pointer check, the owner), the cross-thread and queue fields in the second.
 struct alignas(64) Page {
-  Cell* free;        // allocation pops here (owner only)
-  Cell* local_free;  // the owner's frees (swapped into `free` when it empties)
+  Cell* free;        // allocation pops, the owner's frees push (owner only)
+  Cell* local_free;  // drained remote frees (swapped in when `free` empties)
   char* cells;       // first cell
   Heap* heap;        // owner
   uint64_t div_magic;  // ceil(2^41 / block_size): offset -> cell index
@@ -106,6 +106,10 @@ struct alignas(64) Page {
   Page* prev;
   Page* remote_next;  // heap's remote_pages list
   uint64_t freed_at_ms;  // free slots: when they became free (purge)
+  // Hardened builds: a corrupt link made this page drop the rest of a free
+  // list. Those cells are lost (never handed out; freeing one is a double
+  // free) until the page empties and is retired.
+  uint8_t dropped_cells;
 };
 static_assert(sizeof(Page) == 128, "two cache lines per page record");
 
@@ -276,6 +280,9 @@ void BinPushBack(Heap* h, Page* p);
 void BinRemove(Heap* h, Page* p);
 void FullPush(Heap* h, Page* p);
 void FullRemove(Heap* h, Page* p);
+// A full page that has free cells again: off the full list, to the back of
+// its class's queue (behind pages with more room).
+void Unfull(Heap* h, Page* p);
 Segment* NewSegment(Heap* h);
 void ReleaseSegment(Heap* h, Segment* s);
 int FindRun(const Segment* s, int slots);
@@ -308,6 +315,10 @@ void OnThreadExit(void* heap);
 void SamplePeak();
 
 
+// Reports the overwritten link of free cell `cell` and marks its page as
+// having dropped the rest of that list.
+void DropCorruptList(const Cell* cell);
+
 // The link after `cell` on a free list, checked in hardened builds: it must
 // be null or lie in the cell's segment. A bad one is reported and the rest
 // of the list dropped (its cells leak: CheckIntegrity reports them).
@@ -317,9 +328,7 @@ inline Cell* NextFree(const Cell* cell) {
     if (TM_UNLIKELY(((reinterpret_cast<uintptr_t>(next) ^
                       reinterpret_cast<uintptr_t>(cell)) >> kSegmentShift) != 0 &&
                     next != nullptr)) {
-      Report(Violation::kCorruptFreeList, cell,
-             "the free cell's link was overwritten (a write after free or an "
-             "overflow); its list is dropped");
+      DropCorruptList(cell);
       return nullptr;
     }
   }

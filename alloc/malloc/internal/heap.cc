@@ -236,6 +236,22 @@ void FullRemove(Heap* h, Page* p) {
   p->in_full = 0;
 }
 
+TM_NOINLINE void DropCorruptList(const Cell* cell) {
+  Report(Violation::kCorruptFreeList, const_cast<Cell*>(cell),
+         "the free cell's link was overwritten (a write after free or an "
+         "overflow); its list is dropped");
+  Segment* s = SegmentOf(cell);
+  Page* p = &s->pages[(reinterpret_cast<uintptr_t>(cell) -
+                       reinterpret_cast<uintptr_t>(s)) >> kSlotShift];
+  if (p->kind == kSlotTail) p -= p->lead_offset;
+  p->dropped_cells = 1;
+}
+
+TM_NOINLINE void Unfull(Heap* h, Page* p) {
+  FullRemove(h, p);
+  BinPushBack(h, p);
+}
+
 // ---------------------------------------------------------------------------
 // Segments and pages.
 // ---------------------------------------------------------------------------
@@ -343,6 +359,7 @@ Page* NewPage(Heap* h, int c) {
   p->slots = static_cast<uint8_t>(slots);
   p->lead_offset = 0;
   p->in_full = 0;
+  p->dropped_cells = 0;
   p->has_aligned.store(0, std::memory_order_relaxed);
   p->cells = cells;
   p->next = p->prev = p->remote_next = nullptr;
@@ -395,7 +412,9 @@ void ReleaseEmptySegments(Heap* h, bool purged_only) {
   }
 }
 
-// Cells [reserved, reserved + n) onto the (empty) free list.
+// Cells [reserved, reserved + n) onto the (empty) free list, each with its
+// free canary: the owner's frees share that list, and every cell on it is
+// marked free (so a free of a carved, never allocated cell is a double free).
 void Carve(Page* p) {
   const uint32_t reserved = Reserved(p);
   uint32_t n = CellsPerCarve(p->size_class);
@@ -405,9 +424,11 @@ void Carve(Page* p) {
   for (uint32_t i = 1; i < n; ++i) {
     char* next = cell + p->block_size;
     SetLink(reinterpret_cast<Cell*>(cell), reinterpret_cast<Cell*>(next));
+    reinterpret_cast<Cell*>(cell)->canary = FreeCanary(cell);
     cell = next;
   }
   SetLink(reinterpret_cast<Cell*>(cell), nullptr);
+  reinterpret_cast<Cell*>(cell)->canary = FreeCanary(cell);
   p->free = reinterpret_cast<Cell*>(first);
   p->reserved.store(reserved + n, std::memory_order_relaxed);
 }
@@ -433,10 +454,7 @@ bool DrainRemote(Heap* h) {
     p->local_free = first;
     p->used -= n;
     any = true;
-    if (p->in_full) {
-      FullRemove(h, p);
-      BinPushBack(h, p);
-    }
+    if (p->in_full) Unfull(h, p);
   }
   return any;
 }
