@@ -100,15 +100,14 @@ inline Cell* CellToFree(Page* p, uintptr_t a, bool report) {
                        "points into a segment header");
     return nullptr;
   }
-  const uint64_t offset = a - cells;
-  const uint64_t index = (offset * p->div_magic) >> 41;
-  const uintptr_t start = cells + index * p->block_size;
+  const uint64_t offset = a - cells;  // < kMaxPageSpan: `a` is in the page
+  const uint64_t index = CellIndex(offset, p->div_magic);
   if (TM_UNLIKELY(index >= Reserved(p))) {
     if (report) Report(Violation::kForeignPointer, reinterpret_cast<void*>(a),
                        "points past the cells handed out by its page");
     return nullptr;
   }
-  if (TM_UNLIKELY(start != a)) {
+  if (TM_UNLIKELY(!IsCellStart(offset, p->div_magic))) {
     if (!HasAligned(p)) {
       if (report) {
         Report(Violation::kInteriorPointer, reinterpret_cast<void*>(a),
@@ -116,11 +115,11 @@ inline Cell* CellToFree(Page* p, uintptr_t a, bool report) {
       }
       return nullptr;
     }
-    return reinterpret_cast<Cell*>(start);
+    return reinterpret_cast<Cell*>(cells + index * p->block_size);
   }
-  // `a`, not `start`: equal here, but `a` is known at once, while `start`
-  // waits on two multiplies. A free list that takes the cell back (LIFO)
-  // would otherwise chain every round trip through them.
+  // `a` itself, not cells + index * block_size: equal here, but `a` is known
+  // at once. A free list that takes the cell back (LIFO) would otherwise
+  // chain every round trip through the multiplies.
   return reinterpret_cast<Cell*>(a);
 }
 

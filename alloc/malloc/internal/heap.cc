@@ -353,7 +353,7 @@ Page* NewPage(Heap* h, int c) {
   p->reserved.store(0, std::memory_order_relaxed);
   p->capacity = static_cast<uint32_t>(bytes / bs);
   p->block_size = static_cast<uint32_t>(bs);
-  p->div_magic = ((uint64_t{1} << 41) + bs - 1) / bs;
+  p->div_magic = CellDivMagic(bs);
   p->kind = kSlotPage;
   p->size_class = static_cast<uint8_t>(c);
   p->slots = static_cast<uint8_t>(slots);

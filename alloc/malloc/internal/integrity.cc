@@ -28,7 +28,7 @@ const char* WalkList(const Page* p, const Cell* cell, uint64_t* seen,
   while (cell != nullptr) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(cell);
     if (a < cells) TM_FAIL(4, "a free cell lies before its page's cells");
-    const uint64_t index = ((a - cells) * p->div_magic) >> 41;
+    const uint64_t index = CellIndex(a - cells, p->div_magic);
     if (index >= Reserved(p) || cells + index * p->block_size != a) {
       TM_FAIL(4, "a free list holds a pointer that is not a carved cell");
     }

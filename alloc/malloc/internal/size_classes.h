@@ -100,6 +100,30 @@ constexpr int SlotsPerPage(int c) {
 }
 static_assert(SlotsPerPage(0) == 1 && SlotsPerPage(kNumClasses - 1) == 32);
 
+// Cell arithmetic by multiplication: a page's offset -> cell index without a
+// divide, and whether the offset is a cell's start without multiplying back.
+// With m = ceil(2^41 / size), offset = q * size + r (offset < 2^21, the
+// largest page span; size <= 2^18, so m >= 2^23):
+//   offset * m = q * 2^41 + (q * e + r * m), e = size * m - 2^41 < size,
+// and the second term stays below 2^41 (r * m <= 2^41 + e - m, q * e < 2^21,
+// e + 2^21 < m). So the index is the product above bit 41, and r == 0 iff
+// the low 41 bits are q * e < 2^21: bits 21-40 of the product are all zero.
+inline constexpr int kCellIndexShift = 41;
+inline constexpr uint64_t kMaxPageSpan = uint64_t{1} << 21;
+constexpr uint64_t CellDivMagic(size_t size) {
+  return ((uint64_t{1} << kCellIndexShift) + size - 1) / size;
+}
+constexpr uint64_t CellIndex(uint64_t offset, uint64_t magic) {
+  return (offset * magic) >> kCellIndexShift;
+}
+constexpr bool IsCellStart(uint64_t offset, uint64_t magic) {
+  constexpr uint64_t kMiddleBits = (uint64_t{1} << (kCellIndexShift - 21)) - 1;
+  return (((offset * magic) >> 21) & kMiddleBits) == 0;
+}
+static_assert(kMaxClassSize <= (size_t{1} << 18) &&
+                  32 * kSlotSize <= kMaxPageSpan,
+              "the bounds CellIndex and IsCellStart rely on");
+
 // Cells of class `c` carved per refill of a page's free list: about 4 KiB
 // at a time (at least four cells), so a fresh page touches memory as it is
 // used, not all at once.

@@ -51,6 +51,23 @@ TEST(SizeClassesTest, TheSmallTableAgreesWithClassOfForEverySmallSize) {
   }
 }
 
+// Exhaustive over every offset of every class's page span: the multiply
+// gives the index of the cell an offset lies in, and says exactly when the
+// offset is that cell's start.
+TEST(SizeClassesTest, CellIndexAndIsCellStartAgreeWithDivisionEverywhere) {
+  for (int c = 0; c < kNumClasses; ++c) {
+    const uint64_t size = ClassSize(c);
+    const uint64_t magic = CellDivMagic(size);
+    const uint64_t span = static_cast<uint64_t>(SlotsPerPage(c)) * kSlotSize;
+    ASSERT_LE(span, kMaxPageSpan);
+    for (uint64_t offset = 0; offset < span; ++offset) {
+      ASSERT_EQ(CellIndex(offset, magic), offset / size) << c << " " << offset;
+      ASSERT_EQ(IsCellStart(offset, magic), offset % size == 0)
+          << c << " " << offset;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace malloc_internal
 }  // namespace tessera
