@@ -86,9 +86,12 @@ inline void* AllocateClass(int c) {
 // ---------------------------------------------------------------------------
 
 // The lead page of the block at `a` in segment `s`, or nullptr (free slot).
+// The lead slot's own record first: one compare on the common path.
 inline Page* PageAt(Segment* s, uintptr_t a) {
   Page* p = &s->pages[(a - reinterpret_cast<uintptr_t>(s)) >> kSlotShift];
-  if (p->kind == kSlotTail) p -= p->lead_offset;
+  if (TM_LIKELY(p->kind == kSlotPage)) return p;
+  if (p->kind != kSlotTail) return nullptr;
+  p -= p->lead_offset;
   return p->kind == kSlotPage ? p : nullptr;
 }
 
@@ -148,6 +151,7 @@ TM_NOINLINE void RemoteFree(Page* p, Cell* cell) {
 }
 
 TM_NOINLINE void FreeNotInSegment(void* ptr) {
+  if (ptr == nullptr) return;
   if (FreeHuge(ptr)) return;
   Report(Violation::kForeignPointer, ptr,
          "was not allocated by tessera_malloc (or was already freed)");
@@ -273,7 +277,9 @@ void* AllocateZeroed(size_t bytes) {
 
 template <Counting C>
 void Free(void* ptr) {
-  if (ptr == nullptr) return;
+  // No null test here: null's chunk (the first 4 MiB, where the kernel maps
+  // nothing: mmap_min_addr) is never a segment, so free(nullptr) reaches
+  // FreeNotInSegment, which returns.
   Segment* s = SegmentOf(ptr);
   if (TM_LIKELY(IsSegment(reinterpret_cast<uintptr_t>(s)))) {
     FreeInSegment<C>(s, ptr, SIZE_MAX);
