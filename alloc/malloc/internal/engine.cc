@@ -167,6 +167,8 @@ TM_NOINLINE void LocalFreeRare(Heap* h, Page* p) {
 template <Counting C>
 inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
+  // In a segment, so not null: lets CellToFree's `a` stand for "no error".
+  if (a == 0) __builtin_unreachable();
   Page* p = PageAt(s, a);
   if (TM_UNLIKELY(p == nullptr)) {
     Report(Violation::kDoubleFree, ptr,
