@@ -147,6 +147,9 @@ struct Heap {
   std::atomic<uint64_t> reallocations;
   std::atomic<uint64_t> remote_frees;
   Page* full;  // pages with no free cell
+  // Last page of each class's queue (nullptr when the bin is empty): a page
+  // that a free takes off the full list joins its queue's back in O(1).
+  Page* bin_tails[kNumClasses];
   std::atomic<Page*> remote_pages;
   Segment* segments;
   uint64_t last_purge_ms;

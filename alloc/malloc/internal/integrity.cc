@@ -89,7 +89,10 @@ const char* CheckHeap(const Heap* h, int* invariant) {
   uint32_t queued = 0;
   for (int c = 0; c < kNumClasses; ++c) {
     if (h->bins[c] == nullptr) TM_FAIL(5, "a bin head is null");
-    if (h->bins[c] == &g_empty_page) continue;
+    if (h->bins[c] == &g_empty_page) {
+      if (h->bin_tails[c] != nullptr) TM_FAIL(5, "an empty bin has a tail");
+      continue;
+    }
     const Page* prev = nullptr;
     for (const Page* p = h->bins[c]; p != nullptr; p = p->next) {
       if (p->prev != prev) TM_FAIL(5, "a bin queue's back links are broken");
@@ -100,6 +103,9 @@ const char* CheckHeap(const Heap* h, int* invariant) {
       }
       prev = p;
       if (++queued > (1u << 24)) TM_FAIL(5, "a bin queue has a cycle");
+    }
+    if (h->bin_tails[c] != prev) {
+      TM_FAIL(5, "a bin's tail pointer does not name its last page");
     }
   }
   const Page* prev = nullptr;
