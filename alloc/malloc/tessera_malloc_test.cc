@@ -198,6 +198,31 @@ TEST(TesseraMallocTest, ForeignAndInteriorPointersAreReportedAndIgnored) {
   ExpectIntact();
 }
 
+// Free bounds a pointer by the cells its page has carved (one compare that
+// also catches pointers below the cells): both sides are reported.
+TEST(TesseraMallocTest, PointersPastTheCarvedCellsOrIntoAHeaderAreReported) {
+  ViolationRecorder recorder;
+  // 56 KiB: a class nothing else here uses, so its page is fresh: 8 slots,
+  // the first 4 cells carved.
+  constexpr size_t kBytes = 56 << 10;
+  auto* block = static_cast<char*>(M().Allocate(kBytes));
+  ASSERT_NE(block, nullptr);
+  M().Deallocate(block + 5 * kBytes, kBytes);
+  ASSERT_EQ(recorder.violations().size(), 1u);
+  EXPECT_EQ(recorder.violations()[0].violation, ContractViolation::kForeignPointer);
+  EXPECT_THAT(recorder.violations()[0].detail, HasSubstr("past the cells"));
+  // Into the segment's header (its first 16 KiB hold the page records).
+  const uintptr_t segment =
+      reinterpret_cast<uintptr_t>(block) & ~((uintptr_t{4} << 20) - 1);
+  M().Deallocate(reinterpret_cast<void*>(segment + 4096), 16);
+  ASSERT_EQ(recorder.violations().size(), 2u);
+  EXPECT_NE(recorder.violations()[1].violation, ContractViolation::kSizeMismatch);
+  ExpectIntact();
+  M().Deallocate(block, kBytes);
+  ASSERT_EQ(recorder.violations().size(), 2u);
+  ExpectIntact();
+}
+
 #if TESSERA_MALLOC_HARDENED
 // Hardened builds only (--define=tessera_malloc_hardened=1).
 TEST(TesseraMallocHardenedTest, AnOverwrittenFreeListLinkIsReportedNotHandedOut) {

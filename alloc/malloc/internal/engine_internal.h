@@ -83,11 +83,13 @@ struct alignas(64) Page {
   Cell* local_free;  // drained remote frees (swapped in when `free` empties)
   char* cells;       // first cell
   Heap* heap;        // owner
-  uint64_t div_magic;  // ceil(2^41 / block_size): offset -> cell index
+  // CellStartMagic(block_size): is an offset a cell's start (and its index).
+  uint64_t start_magic;
   uint32_t used;       // cells handed out and not back on free/local_free
-  // Cells carved so far (cells [0, reserved)). Atomic (relaxed, plain
+  // Bytes of cells carved so far (cells [0, carved_bytes / block_size)), in
+  // bytes so free bounds a pointer with one compare. Atomic (relaxed, plain
   // moves on x86) because other threads' frees read it to validate.
-  std::atomic<uint32_t> reserved;
+  std::atomic<uint32_t> carved_bytes;
   uint32_t block_size;
   uint32_t capacity;   // cells the page can hold
   uint8_t kind;        // SlotKind
@@ -113,9 +115,11 @@ struct alignas(64) Page {
 };
 static_assert(sizeof(Page) == 128, "two cache lines per page record");
 
-inline uint32_t Reserved(const Page* p) {
-  return p->reserved.load(std::memory_order_relaxed);
+inline uint32_t CarvedBytes(const Page* p) {
+  return p->carved_bytes.load(std::memory_order_relaxed);
 }
+// Cells carved so far. A divide: off the hot paths.
+inline uint32_t Reserved(const Page* p) { return CarvedBytes(p) / p->block_size; }
 inline bool HasAligned(const Page* p) {
   return p->has_aligned.load(std::memory_order_relaxed) != 0;
 }

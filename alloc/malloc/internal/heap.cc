@@ -358,10 +358,10 @@ Page* NewPage(Heap* h, int c) {
   p->local_free = nullptr;
   p->thread_free.store(0, std::memory_order_relaxed);
   p->used = 0;
-  p->reserved.store(0, std::memory_order_relaxed);
+  p->carved_bytes.store(0, std::memory_order_relaxed);
   p->capacity = static_cast<uint32_t>(bytes / bs);
   p->block_size = static_cast<uint32_t>(bs);
-  p->div_magic = CellDivMagic(bs);
+  p->start_magic = CellStartMagic(bs);
   p->kind = kSlotPage;
   p->size_class = static_cast<uint8_t>(c);
   p->slots = static_cast<uint8_t>(slots);
@@ -438,7 +438,8 @@ void Carve(Page* p) {
   SetLink(reinterpret_cast<Cell*>(cell), nullptr);
   reinterpret_cast<Cell*>(cell)->canary = FreeCanary(cell);
   p->free = reinterpret_cast<Cell*>(first);
-  p->reserved.store(reserved + n, std::memory_order_relaxed);
+  p->carved_bytes.store((reserved + n) * p->block_size,
+                        std::memory_order_relaxed);
 }
 
 // Takes every page queued by other threads' frees and moves their cells to

@@ -28,7 +28,7 @@ const char* WalkList(const Page* p, const Cell* cell, uint64_t* seen,
   while (cell != nullptr) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(cell);
     if (a < cells) TM_FAIL(4, "a free cell lies before its page's cells");
-    const uint64_t index = CellIndex(a - cells, p->div_magic);
+    const uint64_t index = CellIndexScaled(a - cells, p->start_magic);
     if (index >= Reserved(p) || cells + index * p->block_size != a) {
       TM_FAIL(4, "a free list holds a pointer that is not a carved cell");
     }
@@ -55,6 +55,10 @@ const char* CheckPage(const Page* p, int* invariant) {
   const char* start = reinterpret_cast<const char*>(s) +
                       (size_t{1} << kSlotShift) * (p - s->pages);
   const char* end = start + static_cast<size_t>(p->slots) * kSlotSize;
+  if (p->start_magic != CellStartMagic(p->block_size) ||
+      CarvedBytes(p) % p->block_size != 0) {
+    TM_FAIL(3, "a page's cell arithmetic does not match its block size");
+  }
   if (p->cells < start || Reserved(p) > p->capacity ||
       p->cells + static_cast<size_t>(p->capacity) * p->block_size > end) {
     TM_FAIL(3, "a page's cells do not fit its span");

@@ -116,13 +116,23 @@ constexpr uint64_t CellDivMagic(size_t size) {
 constexpr uint64_t CellIndex(uint64_t offset, uint64_t magic) {
   return (offset * magic) >> kCellIndexShift;
 }
-constexpr bool IsCellStart(uint64_t offset, uint64_t magic) {
-  constexpr uint64_t kMiddleBits = (uint64_t{1} << (kCellIndexShift - 21)) - 1;
-  return (((offset * magic) >> 21) & kMiddleBits) == 0;
+// A page keeps m' = m << 23 instead, so that free tests a cell's start with
+// one multiply and one shift: the product's top 41 bits are then the low 41
+// bits of offset * m (the index above them falls off the end), so r == 0 iff
+// the product is below 2^44. m <= 2^37 (size >= 16), so m' fits in 64 bits.
+inline constexpr int kCellStartShift = 64 - kCellIndexShift;  // 23
+constexpr uint64_t CellStartMagic(size_t size) {
+  return CellDivMagic(size) << kCellStartShift;
+}
+constexpr bool IsCellStartScaled(uint64_t offset, uint64_t start_magic) {
+  return ((offset * start_magic) >> (kCellStartShift + 21)) == 0;
+}
+constexpr uint64_t CellIndexScaled(uint64_t offset, uint64_t start_magic) {
+  return CellIndex(offset, start_magic >> kCellStartShift);
 }
 static_assert(kMaxClassSize <= (size_t{1} << 18) &&
                   32 * kSlotSize <= kMaxPageSpan,
-              "the bounds CellIndex and IsCellStart rely on");
+              "the bounds the cell arithmetic relies on");
 
 // Cells of class `c` carved per refill of a page's free list: about 4 KiB
 // at a time (at least four cells), so a fresh page touches memory as it is

@@ -57,12 +57,13 @@ TEST(SizeClassesTest, TheSmallTableAgreesWithClassOfForEverySmallSize) {
 TEST(SizeClassesTest, CellIndexAndIsCellStartAgreeWithDivisionEverywhere) {
   for (int c = 0; c < kNumClasses; ++c) {
     const uint64_t size = ClassSize(c);
-    const uint64_t magic = CellDivMagic(size);
+    const uint64_t magic = CellStartMagic(size);
     const uint64_t span = static_cast<uint64_t>(SlotsPerPage(c)) * kSlotSize;
     ASSERT_LE(span, kMaxPageSpan);
     for (uint64_t offset = 0; offset < span; ++offset) {
-      ASSERT_EQ(CellIndex(offset, magic), offset / size) << c << " " << offset;
-      ASSERT_EQ(IsCellStart(offset, magic), offset % size == 0)
+      ASSERT_EQ(CellIndexScaled(offset, magic), offset / size)
+          << c << " " << offset;
+      ASSERT_EQ(IsCellStartScaled(offset, magic), offset % size == 0)
           << c << " " << offset;
     }
   }
