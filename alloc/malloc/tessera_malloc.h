@@ -88,10 +88,11 @@
 //      exactly one list once (no cycle, no double free), and every cell on
 //      a free list (carved cells too) carries its free canary (so a write
 //      after free into its first 16 bytes is caught).
-//   5. Every page of a heap is on exactly one queue: its class's bin (not
-//      marked full) or the full list (marked full); the queues are linked
-//      both ways and hold only the heap's own pages, and each bin's tail
-//      pointer names its last page (nullptr when empty).
+//   5. Every page of a heap is either on its class's bin queue (not marked
+//      full) or marked full and linked nowhere, and the heap counts its full
+//      pages; the queues are linked both ways and hold only the heap's own
+//      pages, and each bin's tail pointer names its last page (nullptr when
+//      empty).
 //   6. The huge registry: every huge block lies inside its mapping, and the
 //      counts of blocks, mapped bytes and cached bytes match the entries.
 //   7. (CheckAllHeaps) the number of mapped segments equals the number on

@@ -167,12 +167,6 @@ TM_NOINLINE void FreeNotInSegment(void* ptr) {
          "was not allocated by tessera_malloc (or was already freed)");
 }
 
-// After a local free into a full page: back into its class's queue.
-TM_NOINLINE void LocalFreeRare(Heap* h, Page* p) {
-  FullRemove(h, p);
-  BinPushBack(h, p);
-}
-
 // `expected_bytes`: the size a sized free names (SIZE_MAX: unknown).
 template <Counting C>
 inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
@@ -213,7 +207,7 @@ inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
     // A page that empties stays in its queue until MaybePurge, Collect or a
     // NewPage that finds no room retires it: retiring at once made W1 (batches
     // freed whole) unmap and re-carve its pages every batch.
-    if (TM_UNLIKELY(p->in_full)) return LocalFreeRare(h, p);
+    if (TM_UNLIKELY(p->in_full)) return Unfull(h, p);
     return;
   }
   return RemoteFree(p, cell);

@@ -50,8 +50,9 @@ namespace malloc_internal {
 //            owned by one heap. Described by the `Page` of its first slot.
 //   Segment: 4 MiB aligned to 4 MiB; its header (first 16 KiB) holds a Page
 //            record per slot. Owned by one heap for its whole life.
-//   Heap:    per-thread: a queue of pages per class, a full-page list, the
-//            list of its pages that received frees from other threads.
+//   Heap:    per-thread: a queue of pages per class (full pages are on no
+//            list, only counted), the list of its pages that received frees
+//            from other threads.
 // ---------------------------------------------------------------------------
 
 struct Cell {
@@ -96,7 +97,7 @@ struct alignas(64) Page {
   uint8_t size_class;
   uint8_t slots;       // span length (lead slot)
   uint8_t lead_offset;  // tails: slots back to the lead
-  uint8_t in_full;      // on the heap's full list, not its bin queue
+  uint8_t in_full;      // full: off its bin queue, on no list
   // An aligned block was carved out of some cell (read by remote frees).
   std::atomic<uint8_t> has_aligned;
   // Second line.
@@ -104,7 +105,7 @@ struct alignas(64) Page {
   // (or being pushed onto) its heap's `remote_pages` list; the thread that
   // sets it pushes the page, the owner clears it by taking the list.
   alignas(64) std::atomic<uintptr_t> thread_free;
-  Page* next;  // bin queue or full list
+  Page* next;  // bin queue (null while full)
   Page* prev;
   Page* remote_next;  // heap's remote_pages list
   uint64_t freed_at_ms;  // free slots: when they became free (purge)
@@ -150,9 +151,13 @@ struct Heap {
   std::atomic<uint64_t> bytes_freed;
   std::atomic<uint64_t> reallocations;
   std::atomic<uint64_t> remote_frees;
-  Page* full;  // pages with no free cell
+  // Pages with no free cell. They are on no list: a free into one puts it
+  // back at its queue's back touching only the page and that tail (taking
+  // it off a doubly linked full list touched two more pages' records, cache
+  // misses when frees come in random order).
+  uint32_t full_pages;
   // Last page of each class's queue (nullptr when the bin is empty): a page
-  // that a free takes off the full list joins its queue's back in O(1).
+  // that a free makes not full joins its queue's back in O(1).
   Page* bin_tails[kNumClasses];
   std::atomic<Page*> remote_pages;
   Segment* segments;
@@ -287,8 +292,8 @@ void BinPushBack(Heap* h, Page* p);
 void BinRemove(Heap* h, Page* p);
 void FullPush(Heap* h, Page* p);
 void FullRemove(Heap* h, Page* p);
-// A full page that has free cells again: off the full list, to the back of
-// its class's queue (behind pages with more room).
+// A full page that has free cells again: to the back of its class's queue
+// (behind pages with more room).
 void Unfull(Heap* h, Page* p);
 Segment* NewSegment(Heap* h);
 void ReleaseSegment(Heap* h, Segment* s);

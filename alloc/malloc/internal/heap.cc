@@ -135,7 +135,7 @@ void InitHeap(Heap* h) {
     h->bins[c] = &g_empty_page;
     h->bin_tails[c] = nullptr;
   }
-  h->full = nullptr;
+  h->full_pages = 0;
   h->remote_pages.store(nullptr, std::memory_order_relaxed);
   h->segments = nullptr;
   h->last_purge_ms = NowMs();
@@ -228,20 +228,15 @@ void BinRemove(Heap* h, Page* p) {
   p->next = p->prev = nullptr;
 }
 
+// A page off its bin (BinRemove cleared its links) becomes full.
 void FullPush(Heap* h, Page* p) {
-  p->prev = nullptr;
-  p->next = h->full;
-  if (h->full != nullptr) h->full->prev = p;
-  h->full = p;
   p->in_full = 1;
+  ++h->full_pages;
 }
 
 void FullRemove(Heap* h, Page* p) {
-  if (p->prev != nullptr) p->prev->next = p->next;
-  else h->full = p->next;
-  if (p->next != nullptr) p->next->prev = p->prev;
-  p->next = p->prev = nullptr;
   p->in_full = 0;
+  --h->full_pages;
 }
 
 TM_NOINLINE void DropCorruptList(const Cell* cell) {

@@ -112,16 +112,7 @@ const char* CheckHeap(const Heap* h, int* invariant) {
       TM_FAIL(5, "a bin's tail pointer does not name its last page");
     }
   }
-  const Page* prev = nullptr;
-  for (const Page* p = h->full; p != nullptr; p = p->next) {
-    if (p->prev != prev) TM_FAIL(5, "the full list's back links are broken");
-    if (!p->in_full || p->kind != kSlotPage || p->heap != h) {
-      TM_FAIL(5, "the full list holds a page not marked full");
-    }
-    prev = p;
-    if (++queued > (1u << 24)) TM_FAIL(5, "the full list has a cycle");
-  }
-  uint32_t pages = 0, empty = 0;
+  uint32_t pages = 0, empty = 0, full = 0;
   for (const Segment* s = h->segments; s != nullptr; s = s->next) {
     // 1
     if (!IsSegment(reinterpret_cast<uintptr_t>(s)) || s->magic != kSegmentMagic ||
@@ -163,6 +154,12 @@ const char* CheckHeap(const Heap* h, int* invariant) {
         }
       }
       ++leads;
+      if (p->in_full) {
+        ++full;
+        if (p->next != nullptr || p->prev != nullptr) {
+          TM_FAIL(5, "a full page is still linked into a queue");
+        }
+      }
       const char* err = CheckPage(p, invariant);
       if (err != nullptr) return err;
       i += p->slots;
@@ -173,8 +170,11 @@ const char* CheckHeap(const Heap* h, int* invariant) {
     if (leads == 0) ++empty;
     pages += leads;
   }
-  if (pages != queued) {
-    TM_FAIL(5, "not every page of the heap is on exactly one queue");
+  if (full != h->full_pages) {
+    TM_FAIL(5, "the heap's count of full pages is wrong");
+  }
+  if (pages != queued + full) {
+    TM_FAIL(5, "not every page of the heap is on its bin queue or full");
   }
   if (empty != h->empty_segments) {
     TM_FAIL(2, "the heap's count of empty segments is wrong");
