@@ -215,10 +215,11 @@ absl::StatusOr<Tensor> take(const Tensor& t, const Tensor& indices,
   if (!src.ok()) return src.status();
   int a = 0;
   Shape in_shape = src->shape();
-  if (!axis.has_value()) {
-    in_shape = Shape{src->size()};
-  } else {
-    auto na = NormalizeAxis(*axis, t.ndim());
+  // A 0-d tensor is taken from as one of shape (1,), also with an axis (0
+  // or -1): NumPy's PyArray_CheckAxis ravels it first.
+  if (!axis.has_value() || t.ndim() == 0) in_shape = Shape{src->size()};
+  if (axis.has_value()) {
+    auto na = NormalizeAxis(*axis, static_cast<int>(in_shape.size()));
     if (!na.ok()) return na.status();
     a = *na;
   }
@@ -415,12 +416,14 @@ absl::StatusOr<Tensor> compress(const Tensor& condition, const Tensor& t,
   std::vector<int64_t> positions = FlatNonzero(*c);
   Tensor src = t;
   int a = 0;
-  if (!axis.has_value()) {
+  // As in take: a 0-d tensor is one of shape (1,), also with an axis.
+  if (!axis.has_value() || t.ndim() == 0) {
     auto flat = ravel(t);
     if (!flat.ok()) return flat.status();
     src = *std::move(flat);
-  } else {
-    auto na = NormalizeAxis(*axis, t.ndim());
+  }
+  if (axis.has_value()) {
+    auto na = NormalizeAxis(*axis, src.ndim());
     if (!na.ok()) return na.status();
     a = *na;
   }

@@ -17,7 +17,9 @@
 //
 // Index arrays may have any integer dtype (int8..uint64; bool counts as 0/1
 // as in np.take) and any shape: `take` on an axis replaces that axis by the
-// index array's shape. Negative indices count from the end. Modes are
+// index array's shape. `take` and `compress` see a 0-d tensor as one of
+// shape (1,), also with axis 0 or -1 (NumPy ravels it before checking the
+// axis). Negative indices count from the end. Modes are
 // NumPy's: `kRaise` (the default) rejects an out-of-range index, `kWrap`
 // wraps it modulo the extent, `kClip` clips it into range (a negative index
 // clips to 0: clip disables counting from the end, as in NumPy). Positions

@@ -140,6 +140,34 @@ TEST(IndexingTest, WhereWithOneArgumentIsNonzero) {
   EXPECT_EQ((*w)[1].ToVector<int64_t>(), (std::vector<int64_t>{1, 0}));
 }
 
+// np.take(np.array(5), [0, 0], axis=0) is [5, 5] and np.compress([True],
+// np.array(5), axis=-1) is [5]: NumPy ravels a 0-d tensor before checking
+// the axis (PyArray_CheckAxis), so axis 0 and -1 are valid and axis 1 is
+// not. Both were rejected as "axis 0 is out of bounds for array of
+// dimension 0" (found while writing tensor_fuzzer's NumPy reference of
+// take, compress and repeat: repeat already did it NumPy's way).
+TEST(IndexingTest, ZeroDTensorsAreTakenFromAndCompressedAsOneD) {
+  const Tensor scalar = *full({}, 5, DType::kInt16);
+  const Tensor idx = *FromVector(std::vector<int64_t>{0, -1});
+  for (int axis : {0, -1}) {
+    auto t = take(scalar, idx, axis);
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_EQ(t->shape(), Shape({2}));
+    EXPECT_EQ(t->ToVector<int16_t>(), (std::vector<int16_t>{5, 5}));
+    auto c = compress(BoolTensor({1}), scalar, axis);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->ToVector<int16_t>(), (std::vector<int16_t>{5}));
+  }
+  auto none = compress(BoolTensor({0}), scalar, 0);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->shape(), Shape({0}));
+  EXPECT_FALSE(take(scalar, idx, 1).ok());
+  EXPECT_FALSE(compress(BoolTensor({1}), scalar, -2).ok());
+  // The index still has to be in range of the one element.
+  EXPECT_FALSE(take(scalar, *FromVector(std::vector<int64_t>{1}), 0).ok());
+  EXPECT_FALSE(compress(BoolTensor({0, 1}), scalar, 0).ok());
+}
+
 // float16 (merged after these ops): nonzero treats -0 as zero and NaN as
 // non-zero, as NumPy; take and masks move its 2-byte elements unchanged;
 // partition orders by value with NaN last.
