@@ -39,8 +39,11 @@
 //     tensor, or one that does not match it ("boolean index did not match
 //     indexed array along dimension 0; dimension is 2 but corresponding
 //     boolean dimension is 3");
-//   - values that do not fit the selection ("cannot assign 2 input values to
-//     the 3 output values where the mask is true"), a read-only destination;
+//   - values that do not broadcast to the selection ("cannot assign 2 input
+//     values to the 3 output values where the mask is true" for a mask of
+//     the tensor's shape, "shape mismatch: value array of shape (3, 2) could
+//     not be broadcast to indexing result of shape (2, 3)" otherwise), a
+//     read-only destination;
 //   - take from an empty axis with a non-empty index array (NumPy:
 //     "cannot do a non-empty take from an empty axes").
 // Nothing is written when an error is returned.
