@@ -215,10 +215,11 @@ absl::StatusOr<Tensor> take(const Tensor& t, const Tensor& indices,
   if (!src.ok()) return src.status();
   int a = 0;
   Shape in_shape = src->shape();
-  if (!axis.has_value()) {
-    in_shape = Shape{src->size()};
-  } else {
-    auto na = NormalizeAxis(*axis, t.ndim());
+  // A 0-d tensor is taken from as one of shape (1,), also with an axis (0
+  // or -1): NumPy's PyArray_CheckAxis ravels it first.
+  if (!axis.has_value() || t.ndim() == 0) in_shape = Shape{src->size()};
+  if (axis.has_value()) {
+    auto na = NormalizeAxis(*axis, static_cast<int>(in_shape.size()));
     if (!na.ok()) return na.status();
     a = *na;
   }
@@ -354,23 +355,45 @@ absl::Status masked_assign(const Tensor& t, const Tensor& mask,
   int64_t row_elems = 1;
   for (int k = mask.ndim(); k < t.ndim(); ++k) row_elems *= t.shape(k);
   const int64_t total = count * row_elems;
-  // NumPy's rule: one value for all, one row for every row, or exactly one
-  // value per selected element.
-  int64_t period;
-  if (values.size() == 1) {
-    period = 1;
-  } else if (values.size() == total) {
-    period = total;
-  } else if (values.size() == row_elems && row_elems > 1) {
-    period = row_elems;
-  } else {
+  // NumPy's rule: `values` broadcasts to the selection's shape (count,) +
+  // t.shape[mask.ndim:] (one value, a row, rows of one value, the
+  // selection). Equal element counts are not enough: (3, 2) values do not
+  // fill a (2, 3) selection, nor (2, 0) ones a (1, 0) selection. A mask of
+  // t's ndim takes NumPy's boolean fast path, whose words are kept.
+  Shape selection{count};
+  selection.insert(selection.end(), t.shape().begin() + mask.ndim(),
+                   t.shape().end());
+  auto fits = BroadcastShapes(values.shape(), selection);
+  if (!fits.ok() || *fits != selection) {
+    if (mask.ndim() == t.ndim() && values.ndim() > 1) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "NumPy boolean array indexing assignment requires a 0 or "
+          "1-dimensional input, input has %d dimensions",
+          values.ndim()));
+    }
+    if (mask.ndim() == t.ndim()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "NumPy boolean array indexing assignment cannot assign %d input "
+          "values to the %d output values where the mask is true",
+          values.size(), total));
+    }
     return absl::InvalidArgumentError(absl::StrFormat(
-        "NumPy boolean array indexing assignment cannot assign %d input "
-        "values to the %d output values where the mask is true",
-        values.size(), total));
+        "shape mismatch: value array of shape %s could not be broadcast to "
+        "indexing result of shape %s",
+        ShapeString(values.shape()), ShapeString(selection)));
   }
   if (total == 0) return absl::OkStatus();
-  auto v = astype(values, t.dtype());
+  // One value is repeated; anything else is broadcast to the selection
+  // once, so that the copy below reads it in order.
+  const int64_t period = values.size() == 1 ? 1 : total;
+  absl::StatusOr<Tensor> v;
+  if (period == 1) {
+    v = astype(values, t.dtype());
+  } else {
+    auto b = broadcast_to(values, selection);
+    if (!b.ok()) return b.status();
+    v = astype(*b, t.dtype());
+  }
   if (!v.ok()) return v.status();
   auto work = Contiguous(t);
   if (!work.ok()) return work.status();
@@ -415,12 +438,14 @@ absl::StatusOr<Tensor> compress(const Tensor& condition, const Tensor& t,
   std::vector<int64_t> positions = FlatNonzero(*c);
   Tensor src = t;
   int a = 0;
-  if (!axis.has_value()) {
+  // As in take: a 0-d tensor is one of shape (1,), also with an axis.
+  if (!axis.has_value() || t.ndim() == 0) {
     auto flat = ravel(t);
     if (!flat.ok()) return flat.status();
     src = *std::move(flat);
-  } else {
-    auto na = NormalizeAxis(*axis, t.ndim());
+  }
+  if (axis.has_value()) {
+    auto na = NormalizeAxis(*axis, src.ndim());
     if (!na.ok()) return na.status();
     a = *na;
   }

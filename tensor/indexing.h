@@ -17,7 +17,9 @@
 //
 // Index arrays may have any integer dtype (int8..uint64; bool counts as 0/1
 // as in np.take) and any shape: `take` on an axis replaces that axis by the
-// index array's shape. Negative indices count from the end. Modes are
+// index array's shape. `take` and `compress` see a 0-d tensor as one of
+// shape (1,), also with axis 0 or -1 (NumPy ravels it before checking the
+// axis). Negative indices count from the end. Modes are
 // NumPy's: `kRaise` (the default) rejects an out-of-range index, `kWrap`
 // wraps it modulo the extent, `kClip` clips it into range (a negative index
 // clips to 0: clip disables counting from the end, as in NumPy). Positions
@@ -37,8 +39,11 @@
 //     tensor, or one that does not match it ("boolean index did not match
 //     indexed array along dimension 0; dimension is 2 but corresponding
 //     boolean dimension is 3");
-//   - values that do not fit the selection ("cannot assign 2 input values to
-//     the 3 output values where the mask is true"), a read-only destination;
+//   - values that do not broadcast to the selection ("cannot assign 2 input
+//     values to the 3 output values where the mask is true" for a mask of
+//     the tensor's shape, "shape mismatch: value array of shape (3, 2) could
+//     not be broadcast to indexing result of shape (2, 3)" otherwise), a
+//     read-only destination;
 //   - take from an empty axis with a non-empty index array (NumPy:
 //     "cannot do a non-empty take from an empty axes").
 // Nothing is written when an error is returned.

@@ -140,6 +140,79 @@ TEST(IndexingTest, WhereWithOneArgumentIsNonzero) {
   EXPECT_EQ((*w)[1].ToVector<int64_t>(), (std::vector<int64_t>{1, 0}));
 }
 
+// np.take(np.array(5), [0, 0], axis=0) is [5, 5] and np.compress([True],
+// np.array(5), axis=-1) is [5]: NumPy ravels a 0-d tensor before checking
+// the axis (PyArray_CheckAxis), so axis 0 and -1 are valid and axis 1 is
+// not. Both were rejected as "axis 0 is out of bounds for array of
+// dimension 0" (found while writing tensor_fuzzer's NumPy reference of
+// take, compress and repeat: repeat already did it NumPy's way).
+TEST(IndexingTest, ZeroDTensorsAreTakenFromAndCompressedAsOneD) {
+  const Tensor scalar = *full({}, 5, DType::kInt16);
+  const Tensor idx = *FromVector(std::vector<int64_t>{0, -1});
+  for (int axis : {0, -1}) {
+    auto t = take(scalar, idx, axis);
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_EQ(t->shape(), Shape({2}));
+    EXPECT_EQ(t->ToVector<int16_t>(), (std::vector<int16_t>{5, 5}));
+    auto c = compress(BoolTensor({1}), scalar, axis);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->ToVector<int16_t>(), (std::vector<int16_t>{5}));
+  }
+  auto none = compress(BoolTensor({0}), scalar, 0);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->shape(), Shape({0}));
+  EXPECT_FALSE(take(scalar, idx, 1).ok());
+  EXPECT_FALSE(compress(BoolTensor({1}), scalar, -2).ok());
+  // The index still has to be in range of the one element.
+  EXPECT_FALSE(take(scalar, *FromVector(std::vector<int64_t>{1}), 0).ok());
+  EXPECT_FALSE(compress(BoolTensor({0, 1}), scalar, 0).ok());
+}
+
+// a[mask] = values broadcasts values to the selection, as NumPy: the same
+// element count in another shape is refused and nothing is written (it was
+// accepted and copied in flat order; tensor_fuzzer found (2, 0) values
+// accepted for a (1, 0) selection).
+TEST(MaskedAssignTest, ValuesMustBroadcastToTheSelectionNotJustMatchItsSize) {
+  const Tensor a = *zeros({2, 3}, DType::kInt32);
+  const Tensor rows = BoolTensor({1, 1});  // selection (2, 3)
+  absl::Status s = masked_assign(
+      a, rows, *reshape(*FromVector(std::vector<int32_t>{1, 2, 3, 4, 5, 6}),
+                        {3, 2}));
+  EXPECT_TRUE(absl::IsInvalidArgument(s));
+  EXPECT_EQ(s.message(),
+            "shape mismatch: value array of shape (3, 2) could not be "
+            "broadcast to indexing result of shape (2, 3)");
+  EXPECT_FALSE(masked_assign(a, rows, *FromVector(std::vector<int32_t>(6, 1)))
+                   .ok());  // (6,) is not (2, 3) either
+  EXPECT_EQ(a.ToVector<int32_t>(), std::vector<int32_t>(6, 0));
+  const Tensor empty_rows = *zeros({1, 0}, DType::kInt32);
+  EXPECT_FALSE(masked_assign(empty_rows, BoolTensor({1}),
+                             *zeros({2, 0}, DType::kInt32))
+                   .ok());
+  // A full-shape mask keeps NumPy's fast-path rule: 0-d or 1-D values.
+  EXPECT_EQ(masked_assign(a, *reshape(BoolTensor({1, 0, 0, 0, 0, 1}), {2, 3}),
+                          *zeros({1, 2}, DType::kInt32))
+                .message(),
+            "NumPy boolean array indexing assignment requires a 0 or "
+            "1-dimensional input, input has 2 dimensions");
+
+  // What does broadcast: a row, a column of one value per row, the whole
+  // selection.
+  ASSERT_TRUE(masked_assign(a, rows, *FromVector(std::vector<int32_t>{1, 2, 3}))
+                  .ok());
+  EXPECT_EQ(a.ToVector<int32_t>(), (std::vector<int32_t>{1, 2, 3, 1, 2, 3}));
+  ASSERT_TRUE(masked_assign(a, rows,
+                            *reshape(*FromVector(std::vector<int32_t>{7, 8}),
+                                     {2, 1}))
+                  .ok());
+  EXPECT_EQ(a.ToVector<int32_t>(), (std::vector<int32_t>{7, 7, 7, 8, 8, 8}));
+  ASSERT_TRUE(masked_assign(a, BoolTensor({0, 1}),
+                            *reshape(*FromVector(std::vector<int32_t>{4, 5, 6}),
+                                     {1, 3}))
+                  .ok());
+  EXPECT_EQ(a.ToVector<int32_t>(), (std::vector<int32_t>{7, 7, 7, 4, 5, 6}));
+}
+
 // float16 (merged after these ops): nonzero treats -0 as zero and NaN as
 // non-zero, as NumPy; take and masks move its 2-byte elements unchanged;
 // partition orders by value with NaN last.

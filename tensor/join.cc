@@ -420,14 +420,23 @@ absl::StatusOr<Tensor> pad(
         "pad: pad_width has %d pairs for a tensor of %d axes (need 1 or %d)",
         pad_width.size(), nd, nd));
   }
+  // Every pair is checked, also the one pair given for a 0-d tensor (which
+  // pads no axis): np.pad rejects a negative width whatever the ndim.
+  for (size_t k = 0; k < pad_width.size(); ++k) {
+    const auto [before, after] = pad_width[k];
+    if (before < 0 || after < 0) {
+      return absl::InvalidArgumentError(
+          nd == 0 ? absl::StrFormat("pad: negative pad width (%d, %d) for "
+                                    "a 0-d tensor",
+                                    before, after)
+                  : absl::StrFormat("pad: negative pad width (%d, %d) for axis %d",
+                                before, after, k));
+    }
+  }
   Shape shape = t.shape();
   for (int k = 0; k < nd; ++k) {
     const auto [before, after] = pad_width.size() == 1 ? pad_width[0]
                                                        : pad_width[k];
-    if (before < 0 || after < 0) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "pad: negative pad width (%d, %d) for axis %d", before, after, k));
-    }
     if (__builtin_add_overflow(shape[k], before, &shape[k]) ||
         __builtin_add_overflow(shape[k], after, &shape[k])) {
       return absl::InvalidArgumentError(

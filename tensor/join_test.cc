@@ -100,6 +100,32 @@ TEST(JoinTest, BadInputIsNamed) {
               HasSubstr("3 pairs for a tensor of 2 axes"));
 }
 
+// np.pad(np.array(5), (-1, 2)) raises: one (before, after) pair for a 0-d
+// tensor pads no axis, but a negative width is still refused (it was
+// accepted: the check sat in the loop over axes, which never ran).
+TEST(JoinTest, NegativePadWidthIsRejectedForEveryNdim) {
+  const Tensor scalar = *full({}, 5, DType::kInt32);
+  auto p = pad(scalar, {{-1, 2}});
+  ASSERT_FALSE(p.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(p.status()));
+  EXPECT_THAT(p.status().message(),
+              HasSubstr("negative pad width (-1, 2) for a 0-d tensor"));
+  EXPECT_THAT(pad(scalar, {{0, -4}}).status().message(),
+              HasSubstr("(0, -4)"));
+  // A valid pair pads nothing: the 0-d tensor comes back as it was.
+  auto same = pad(scalar, {{1, 2}});
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(same->ndim(), 0);
+  EXPECT_EQ(*same->item<int32_t>({}), 5);
+  // One pair for every axis of a 2-D tensor, negative before or after.
+  const Tensor a = *zeros({2, 3}, DType::kFloat32);
+  EXPECT_THAT(pad(a, {{-2, 0}}).status().message(),
+              HasSubstr("negative pad width (-2, 0) for axis 0"));
+  // The per-axis pairs of an empty tensor are checked too.
+  const Tensor e = *zeros({0, 3}, DType::kInt8);
+  EXPECT_TRUE(absl::IsInvalidArgument(pad(e, {{0, 0}, {1, -1}}).status()));
+}
+
 TEST(JoinTest, RepeatAndTileOfStridedViews) {
   const Tensor a = *reshape(Arange(6), {2, 3});
   const Tensor t = *transpose(a);  // [[0,3],[1,4],[2,5]]

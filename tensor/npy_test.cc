@@ -176,6 +176,33 @@ TEST(NpyTest, LargeHeadersSwitchToVersionTwo) {
   EXPECT_EQ(h->dtype, DType::kInt16);
 }
 
+// NumPy reads at most 64 axes (and so does ParseNpyHeader): a 65-axis
+// tensor is refused with a status naming the count, before SaveNpy creates
+// the file, while 64 axes still round-trip.
+TEST(NpyTest, MoreThan64AxesAreRefusedOnWrite) {
+  const Tensor t65 = *zeros(Shape(65, 1), DType::kUInt8);
+  auto bytes = SerializeNpy(t65);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(bytes.status()));
+  EXPECT_THAT(bytes.status().message(),
+              HasSubstr("a tensor of 65 axes cannot be written as .npy (at "
+                        "most 64"));
+  const std::string path = TempPath("axes65.npy");
+  absl::Status saved = SaveNpy(path, t65);
+  EXPECT_TRUE(absl::IsInvalidArgument(saved)) << saved;
+  EXPECT_THAT(saved.message(), HasSubstr("65 axes"));
+  EXPECT_FALSE(LoadNpy(path).ok());  // never created
+  EXPECT_THAT(SerializeNpz({{"deep", t65}}).status().message(),
+              HasSubstr("key 'deep': SaveNpy: a tensor of 65 axes"));
+
+  const Tensor t64 = *zeros(Shape(64, 1), DType::kUInt8);
+  auto ok = SerializeNpy(t64);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  auto back = ParseNpy(*ok);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->ndim(), 64);
+}
+
 TEST(NpyTest, MmapGivesANonOwningReadOnlyViewOfTheFile) {
   for (const Case& c : Manifest()) {
     if (c.f.count("member")) continue;

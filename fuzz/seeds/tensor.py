@@ -12,7 +12,14 @@ class TensorProgram:
 
     (NEW, SLICE, TRANSPOSE, BROADCAST_TO, EXPAND_DIMS, SQUEEZE, BINARY,
      REDUCE, UNARY, WHERE, CLIP, NPY_ROUND_TRIP, SORT, CONCATENATE,
-     NUM_OPS) = range(15)
+     STACK, SPLIT, TILE, REPEAT, PAD, PARTITION, UNIQUE, SEARCHSORTED, SCAN,
+     TAKE, PUT, MASKED_SELECT, MASKED_ASSIGN, COMPRESS, NONZERO,
+     EXPAND_DIMS_TUPLE, SQUEEZE_TUPLE, NUM_OPS) = range(32)
+    # Index array dtypes of DecodeIndices (kIndexDTypes).
+    (IX_INT64, IX_INT8, IX_INT32, IX_UINT8, IX_UINT64, IX_BOOL, IX_INT16,
+     IX_FLOAT32) = range(8)
+    RAISE, WRAP, CLIP_MODE = range(3)
+    FLOAT16 = 11
     (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT32,
      FLOAT64) = range(11)
     # kBinaryOps rows.
@@ -30,6 +37,7 @@ class TensorProgram:
     def __init__(self):
         self.ndim = [None, None, None]  # None: empty slot (becomes 0-d)
         self.out = b""
+        self._last = 0  # the slot a mask is decoded for
 
     @staticmethod
     def small(v):
@@ -164,6 +172,228 @@ class TensorProgram:
         self.out += in_range(axis, -n - 1, n) + bytes([out])
         if ok:
             self.ndim[out] = n
+        return self
+
+    # ---- The opcodes of internal/shape_index_steps.inc. ----
+    # `ndim_out`: the ndim the output slot gets (None: unchanged, for an
+    # expected error or when the caller does not use it again).
+
+    def _set(self, slot, ndim):
+        if ndim is not None:
+            self.ndim[slot] = ndim
+
+    def _opt_axis(self, n, axis):
+        """DecodeOptionalAxis: None is axis=None (flattened)."""
+        return in_range(n + 1 if axis is None else axis, -n - 1, n + 1)
+
+    @staticmethod
+    def index_byte(v):
+        """The value byte of index v in [-7, 7]."""
+        return v + 7
+
+    def _indices(self, dtype, shape, values):
+        self.out += in_range(dtype, 0, 7) + in_range(len(shape), 0, 2)
+        self.out += b"".join(in_range(d, 0, 3) for d in shape)
+        count = 1
+        for d in shape:
+            count *= d
+        self.out += bytes(self.index_byte(values[i % len(values)])
+                          for i in range(count))
+
+    def stack(self, which, x, y, out, axis=0, ndim_out=None):
+        self._op(self.STACK)
+        self.out += in_range(which, 0, 2)
+        n = self._filled(x)
+        self._filled(y)
+        if which == 0:
+            self.out += in_range(axis, -n - 2, n + 1)
+        self.out += bytes([out])
+        self._set(out, ndim_out)
+        return self
+
+    def split(self, which, x, axis, out, sections=2, indices=(), pick=0,
+              ok=True):
+        self._op(self.SPLIT)
+        self.out += in_range(which, 0, 2)
+        n = self._filled(x)
+        self.out += in_range(axis, -n - 1, n)
+        if which == 1:
+            self.out += in_range(len(indices), 0, 3)
+            self.out += b"".join(in_range(i, -7, 7) for i in indices)
+        else:
+            self.out += in_range(sections, -1, 6)
+        self.out += bytes([pick, out])
+        if ok:
+            self.ndim[out] = n
+        return self
+
+    def tile(self, x, reps, out, ndim_out=None):
+        self._op(self.TILE)
+        self._filled(x)
+        self.out += in_range(len(reps), 0, 3)
+        self.out += b"".join(in_range(r, -1, 3) for r in reps) + bytes([out])
+        self._set(out, ndim_out)
+        return self
+
+    def repeat(self, x, axis, length_choice, repeats, out, ndim_out=None):
+        """length_choice: 0 one count, 1 the extent, 2 extent + 1, 3 none;
+        `repeats` must have that many entries."""
+        self._op(self.REPEAT)
+        n = self._filled(x)
+        self.out += self._opt_axis(n, axis) + in_range(length_choice, 0, 3)
+        self.out += b"".join(in_range(r, -1, 3) for r in repeats)
+        self.out += bytes([out])
+        self._set(out, ndim_out)
+        return self
+
+    def pad(self, x, choice, pairs, value, out, ok=True):
+        """choice: 0 one pair, 1 one per axis, 2 one too many, 3 none."""
+        self._op(self.PAD)
+        n = self._filled(x)
+        self.out += in_range(choice, 0, 3)
+        for before, after in pairs:
+            self.out += in_range(before, -1, 3) + in_range(after, -1, 3)
+        self.out += in_range(value, 0, 5) + bytes([out])
+        if ok:
+            self.ndim[out] = n
+        return self
+
+    def partition(self, x, axis, kth, out, arg=False, ok=True):
+        self._op(self.PARTITION)
+        self.out += bytes([int(arg)])
+        n = self._filled(x)
+        self.out += self._opt_axis(n, axis) + in_range(len(kth), 0, 2)
+        self.out += b"".join(in_range(k, -6, 6) for k in kth) + bytes([out])
+        if ok:
+            self.ndim[out] = 1 if axis is None else n
+        return self
+
+    def unique(self, x, out):
+        self._op(self.UNIQUE)
+        self._filled(x)
+        self.out += bytes([out])
+        self.ndim[out] = 1
+        return self
+
+    def searchsorted(self, a, v, out, right=False, sort_first=True, ok=True):
+        self._op(self.SEARCHSORTED)
+        self.out += bytes([int(right) | (2 if sort_first else 0)])
+        self._filled(a)
+        n = self._filled(v)
+        self.out += bytes([out])
+        if ok:
+            self.ndim[out] = n
+        return self
+
+    def scan(self, which, x, out, axis=None, n=1, ndim_out=None):
+        """which: 0 cumsum, 1 cumprod (axis may be None), 2 diff (n, axis)."""
+        self._op(self.SCAN)
+        self.out += in_range(which, 0, 2)
+        nd = self._filled(x)
+        if which < 2:
+            self.out += self._opt_axis(nd, axis)
+        else:
+            self.out += in_range(n, -1, 3) + in_range(axis, -nd - 1, nd)
+        self.out += bytes([out])
+        self._set(out, ndim_out)
+        return self
+
+    def take(self, mode, x, axis, idx_dtype, idx_shape, idx_values, out,
+             ndim_out=None):
+        self._op(self.TAKE)
+        self.out += in_range(mode, 0, 2)
+        n = self._filled(x)
+        self.out += self._opt_axis(n, axis)
+        self._indices(idx_dtype, idx_shape, idx_values)
+        self.out += bytes([out])
+        self._set(out, ndim_out)
+        return self
+
+    def put(self, mode, x, idx_dtype, idx_shape, idx_values, values, out,
+            int64_values=False, ok=True):
+        """`values`: value bytes (small(), quarter(), ...), at most 3."""
+        self._op(self.PUT)
+        self.out += in_range(mode, 0, 2)
+        n = self._filled(x)
+        self._indices(idx_dtype, idx_shape, idx_values)
+        self.out += in_range(len(values), 0, 3) + bytes([int(int64_values)])
+        self.out += bytes(values) + bytes([out])
+        if ok:
+            self.ndim[out] = n
+        return self
+
+    def _mask(self, k, flaw, bits):
+        """A mask over the first k axes; flaw 0 none, 5 one extent + 1,
+        6 int8, 7 one axis more. `bits`: one byte per mask element."""
+        n = self.ndim[self._last]
+        self.out += in_range(k, 0, n) + in_range(flaw, 0, 7) + bytes(bits)
+
+    def masked_select(self, x, k, bits, out, flaw=0, ok=True):
+        self._op(self.MASKED_SELECT)
+        n = self._filled(x)
+        self._last = x
+        self._mask(k, flaw, bits)
+        self.out += bytes([out])
+        if ok:
+            self.ndim[out] = n - k + 1
+        return self
+
+    def masked_assign(self, x, k, bits, kind, values, out, flaw=0,
+                      int64_values=False, ok=True):
+        """kind: 0 a scalar (values = [v in 0..5]), 1 one value, 2 a row,
+        3 the selection, 4 one value too many, 5 0-d; `values`: the value
+        bytes of the values tensor (as many as its shape holds)."""
+        self._op(self.MASKED_ASSIGN)
+        n = self._filled(x)
+        self._last = x
+        self._mask(k, flaw, bits)
+        self.out += in_range(kind, 0, 5)
+        if kind == 0:
+            self.out += in_range(values[0], 0, 5)
+        else:
+            self.out += bytes([int(int64_values)]) + bytes(values)
+        self.out += bytes([out])
+        if ok:
+            self.ndim[out] = n
+        return self
+
+    def compress(self, x, axis, cond, out, int8=False, two_d=False, ok=True):
+        """`cond`: the condition's value bytes (bool: b & 1; int8: b % 3 - 1)."""
+        self._op(self.COMPRESS)
+        n = self._filled(x)
+        self.out += self._opt_axis(n, axis)
+        self.out += bytes([int(int8) | (6 if two_d else 0)])
+        self.out += in_range(len(cond), 0, 7) + bytes(cond) + bytes([out])
+        if ok:
+            self.ndim[out] = 1 if axis is None else n
+        return self
+
+    def nonzero(self, which, x, out, pick=0):
+        """which: 0 nonzero, 1 where(condition), 2 argwhere."""
+        self._op(self.NONZERO)
+        self.out += in_range(which, 0, 2)
+        self._filled(x)
+        self.out += bytes([pick, out])
+        self.ndim[out] = 2 if which == 2 else 1
+        return self
+
+    def expand_dims_tuple(self, slot, axes, ok=True):
+        self._op(self.EXPAND_DIMS_TUPLE)
+        n = self._filled(slot)
+        c = len(axes)
+        self.out += in_range(c, 0, 3)
+        self.out += b"".join(in_range(a, -n - c - 1, n + c) for a in axes)
+        if ok:
+            self.ndim[slot] = n + c
+        return self
+
+    def squeeze_tuple(self, slot, axes, ok=True):
+        self._op(self.SQUEEZE_TUPLE)
+        n = self._filled(slot)
+        self.out += in_range(len(axes), 0, 3)
+        self.out += b"".join(in_range(a, -n - 1, n) for a in axes)
+        if ok:
+            self.ndim[slot] = n - len(axes)
         return self
 
     def reduce(self, op, slot, axis=None, keepdims=False, out=2, ok=True):
@@ -370,4 +600,160 @@ def tensor_seeds():
     p.new(0, T.INT32, [3], ints).new(1, T.INT32, [2], ints).clip(0, 1, 1, 2, result_ndim=1)  # error
     p.where(0, 1, 0, 2, result_ndim=1)  # error
     seeds["where_clip"] = p.out
+    seeds.update(shape_index_seeds(ints, floats, specials))
+    return seeds
+
+
+def shape_index_seeds(ints, floats, specials):
+    """The opcodes of fuzz/tensor/internal/shape_index_steps.inc: each op
+    with good operands and with each kind of bad one."""
+    T = TensorProgram
+    seeds = {}
+
+    # stack / hstack / vstack with promotion, bad axes and shapes, 0-d inputs.
+    p = T()
+    p.new(0, T.INT16, [2, 3], ints).new(1, T.FLOAT32, [2, 3], floats)
+    p.stack(0, 0, 1, 2, axis=0).stack(0, 0, 1, 2, axis=-1)
+    p.stack(0, 0, 1, 2, axis=3)                      # axis out of range
+    p.stack(1, 0, 1, 2).stack(2, 0, 1, 2)
+    p.new(1, T.INT8, [3], ints)
+    p.stack(0, 0, 1, 2)                              # shapes differ
+    p.stack(1, 0, 1, 2)                              # (2, 3) with (3,)
+    p.stack(1, 1, 1, 2, ndim_out=1).stack(2, 1, 1, 2).stack(2, 0, 1, 2)
+    p.new(1, T.FLOAT64, [], [T.small(4)]).stack(1, 1, 1, 2).stack(2, 1, 1, 2)
+    p.stack(0, 1, 1, 2, axis=0).stack(0, 1, 1, 2, axis=-2)
+    # split by count, at indices (negative, decreasing, past the end) and
+    # array_split; bad counts and axes.
+    p.new(0, T.INT32, [4, 3], ints)
+    p.split(0, 0, 0, 2, sections=2, pick=1).split(0, 0, 1, 2, sections=2, ok=False)
+    p.split(0, 0, 0, 2, sections=0, ok=False).split(2, 0, 1, 2, sections=2)
+    p.split(2, 0, 0, 2, sections=6, pick=5).split(2, 0, 0, 2, sections=-1, ok=False)
+    p.split(1, 0, 0, 2, indices=[1, 3]).split(1, 0, -1, 2, indices=[2, -1, 7], pick=2)
+    p.split(1, 0, 0, 2, indices=[]).split(0, 0, 2, 2, ok=False)
+    # tile, repeat, pad (the 0-d negative width: a fixed bug).
+    p.tile(0, [2], 2).tile(0, [2, 1, 2], 2).tile(0, [-1], 2).tile(0, [], 2)
+    p.repeat(0, None, 0, [2], 2).repeat(0, 1, 1, [0, 1, 2], 2)
+    p.repeat(0, 0, 2, [1] * 5, 2).repeat(0, 0, 0, [-1], 2).repeat(0, 2, 0, [1], 2)
+    p.repeat(0, -2, 3, [], 2)
+    p.pad(0, 0, [(1, 2)], 3, 2).pad(0, 1, [(0, 1), (2, 0)], 0, 2)
+    p.pad(0, 2, [(1, 1)] * 3, 0, 2, ok=False).pad(0, 0, [(-1, 0)], 0, 2, ok=False)
+    p.pad(0, 1, [(0, 0), (1, -1)], 0, 2, ok=False)
+    p.new(1, T.INT8, [], [T.small(-3)])
+    p.pad(1, 0, [(-1, 2)], 1, 2, ok=False).pad(1, 0, [(1, 2)], 1, 2).pad(1, 3, [], 0, 2)
+    p.new(1, T.BOOL, [0, 2], []).pad(1, 1, [(1, 0), (0, 1)], 2, 2).tile(1, [3, 1], 2)
+    seeds["stack_split_tile_repeat_pad"] = p.out
+
+    # cumsum / cumprod / diff, partition / argpartition, unique and
+    # searchsorted over every dtype (four programs: at most kMaxOps = 64 ops
+    # each).
+    values = {a: ints if a < 9 else floats + specials for a in range(12)}
+    for group, dtypes in enumerate([(T.BOOL, T.INT8, T.INT32),
+                                    (T.UINT8, T.UINT64, T.INT64),
+                                    (T.FLOAT32, T.FLOAT64, T.FLOAT16),
+                                    (T.UINT16, T.INT16)]):
+        p = T()
+        for a in dtypes:
+            p.new(0, a, [3, 4], values[a])
+            p.scan(0, 0, 1, axis=None).scan(1, 0, 1, axis=1).scan(0, 0, 1, axis=2)
+            p.scan(2, 0, 1, n=1, axis=-1).scan(2, 0, 1, n=3, axis=0)
+            p.scan(2, 0, 1, n=-1, axis=0)
+            p.partition(0, -1, [1], 1).partition(0, None, [0, -1], 1, arg=True)
+            p.partition(0, 0, [3], 1, ok=False).partition(0, 1, [], 1, ok=False)
+            p.unique(0, 1)
+            p.new(1, a, [5], values[a]).searchsorted(1, 0, 2)
+            p.searchsorted(1, 0, 2, right=True).searchsorted(1, 0, 2, sort_first=False)
+            p.searchsorted(0, 1, 2, ok=False)
+        seeds["scan_partition_unique_searchsorted_%d" % group] = p.out
+
+    # take (N-d index arrays, every mode, float and empty-axis errors), put
+    # (into a copy; a read-only view refuses).
+    p = T()
+    p.new(0, T.FLOAT64, [3, 4], floats + specials)
+    p.take(T.RAISE, 0, 0, T.IX_INT64, [2], [2, -1], 1)
+    p.take(T.RAISE, 0, 1, T.IX_INT8, [2, 2], [0, 3, -4, 1], 1)
+    p.take(T.RAISE, 0, 1, T.IX_INT64, [1], [4], 1)           # out of bounds
+    p.take(T.WRAP, 0, 1, T.IX_INT32, [3], [4, -5, 7], 1)
+    p.take(T.CLIP_MODE, 0, None, T.IX_UINT8, [2], [7, 0], 1)
+    p.take(T.CLIP_MODE, 0, -1, T.IX_INT16, [], [-7], 1)
+    p.take(T.RAISE, 0, 0, T.IX_FLOAT32, [1], [0], 1)         # float indices
+    p.take(T.RAISE, 0, 0, T.IX_BOOL, [2], [1, 0], 1)
+    p.take(T.RAISE, 0, 2, T.IX_INT64, [1], [0], 1)           # bad axis
+    p.put(T.RAISE, 0, T.IX_INT64, [2], [0, -1], [T.small(5)], 2)
+    p.put(T.WRAP, 0, T.IX_INT16, [2, 2], [7, -7, 3, 3], [T.small(1), T.small(2)], 2,
+          int64_values=True)
+    p.put(T.RAISE, 0, T.IX_INT64, [1], [7], [T.small(1)], 2, ok=False)
+    p.put(T.CLIP_MODE, 0, T.IX_INT64, [1], [-7], [], 2, ok=False)
+    p.put(T.RAISE, 0, T.IX_UINT64, [0], [0], [], 2)
+    p.new(1, T.INT8, [0, 2], [])
+    p.take(T.CLIP_MODE, 1, 0, T.IX_INT64, [1], [0], 2)       # empty axis
+    p.take(T.RAISE, 1, 0, T.IX_INT64, [0], [0], 2)
+    p.put(T.WRAP, 1, T.IX_INT64, [1], [0], [T.small(1)], 2, ok=False)
+    p.new(1, T.INT32, [3], ints).broadcast_to(1, extra=[2])
+    p.put(T.RAISE, 1, T.IX_INT64, [1], [0], [T.small(1)], 2, ok=False)
+    p.new(1, T.UINT8, [], [T.small(6)]).take(T.RAISE, 1, None, T.IX_INT8, [2], [0, -1], 2)
+    p.take(T.RAISE, 1, 0, T.IX_INT8, [1], [0], 2)            # 0-d: as (1,)
+    p.take(T.WRAP, 1, -1, T.IX_INT64, [2, 2], [3, -2, 0, 1], 2)
+    p.take(T.RAISE, 1, 1, T.IX_INT64, [1], [0], 2)           # bad axis
+    p.put(T.RAISE, 1, T.IX_INT64, [1], [0], [T.MAX_INT], 2, int64_values=True)
+    seeds["take_put"] = p.out
+
+    # Boolean masks: select and assign over the leading axes, every kind of
+    # values, bad masks; compress; nonzero / where / argwhere.
+    p = T()
+    p.new(0, T.INT16, [3, 4], ints)
+    bits12 = [1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1]
+    p.masked_select(0, 2, bits12, 2).masked_select(0, 1, [1, 0, 1], 2)
+    p.masked_select(0, 0, [1], 2).masked_select(0, 0, [0], 2)
+    p.masked_select(0, 2, [1] * 15, 2, flaw=5, ok=False)
+    p.masked_select(0, 1, [1, 1, 0], 2, flaw=6, ok=False)
+    p.masked_select(0, 2, bits12, 2, flaw=7, ok=False)
+    p.masked_assign(0, 2, bits12, 0, [3], 1)
+    p.masked_assign(0, 2, bits12, 1, [T.small(-2)], 1)
+    p.masked_assign(0, 1, [1, 0, 1], 2, [T.small(v) for v in (1, 2, 3, 4)], 1)
+    p.masked_assign(0, 1, [1, 0, 1], 3, [T.small(v) for v in range(8)], 1,
+                    int64_values=True)
+    p.masked_assign(0, 1, [1, 0, 1], 4, [T.small(1)] * 12, 1, ok=False)
+    p.masked_assign(0, 2, bits12, 5, [T.MIN_INT], 1)
+    p.masked_assign(0, 2, bits12, 3, [T.small(1)] * 7, 1, flaw=6, ok=False)
+    p.compress(0, 0, [1, 0, 1], 2).compress(0, 1, [0, 1, 1, 0, 1], 2, ok=False)
+    p.compress(0, 1, [0, 1, 1, 0, 0], 2).compress(0, None, [2, 0, 1], 2, int8=True)
+    p.compress(0, 0, [1], 2, two_d=True, ok=False).compress(0, 2, [1], 2, ok=False)
+    p.compress(0, -1, [], 2)
+    p.nonzero(0, 0, 2).nonzero(1, 0, 2, pick=1).nonzero(2, 0, 2)
+    p.new(1, T.FLOAT32, [2, 3], specials).nonzero(2, 1, 2).nonzero(0, 1, 2, pick=1)
+    p.broadcast_to(1, extra=[2])
+    p.masked_assign(1, 1, [1, 0], 0, [0], 2, ok=False)       # read-only view
+    p.masked_select(1, 3, [1, 0, 1, 0, 1, 1, 0, 0, 1, 1, 1, 0], 2)
+    p.new(1, T.INT8, [], [T.small(3)]).nonzero(0, 1, 2).nonzero(2, 1, 2)
+    p.masked_select(1, 0, [1], 2).masked_assign(1, 0, [1], 0, [5], 2)
+    p.new(1, T.BOOL, [], [0]).nonzero(1, 1, 2).compress(1, None, [1, 0], 2)
+    p.compress(1, 0, [1], 2).compress(1, -1, [0, 1], 2, ok=False)
+    p.compress(1, 1, [1], 2, ok=False).repeat(1, 0, 0, [3], 2).repeat(1, -1, 1, [2], 2)
+    seeds["masks_compress_nonzero"] = p.out
+
+    # expand_dims / squeeze with tuples: negative, repeated and out-of-range
+    # axes, axes of extent 2, empty tuples.
+    p = T()
+    p.new(0, T.INT16, [2, 1, 3], ints)
+    p.expand_dims_tuple(0, [0, -1])                    # (1, 2, 1, 3, 1)
+    p.squeeze_tuple(0, [0, -1, 2])                     # (2, 3)
+    p.expand_dims_tuple(0, [1, 1], ok=False)           # repeated
+    p.expand_dims_tuple(0, [3], ok=False)              # out of range
+    p.squeeze_tuple(0, [0], ok=False)                  # extent 2
+    p.squeeze_tuple(0, []).expand_dims_tuple(0, [])
+    p.expand_dims_tuple(0, [-5, 2, 4])                 # (1, 2, 1, 3, 1)
+    p.squeeze_tuple(0, [0, -5], ok=False)              # the same axis twice
+    p.squeeze_tuple(0, [5], ok=False).squeeze_tuple(0, [4, 2, 0])
+    p.binary(T.ADD, 0, 0, 1)
+    p.new(1, T.FLOAT64, [], [T.small(1)]).expand_dims_tuple(1, [0, 1, -1])
+    p.squeeze_tuple(1, [1, 0, 2]).squeeze_tuple(1, [0], ok=False)
+    seeds["expand_squeeze_tuples"] = p.out
+
+    # The zero-length inner axis of sort (a fixed bug; its mutated input in
+    # the corpus predates the opcodes above, which changed what it decodes to).
+    p = T()
+    p.new(0, T.FLOAT32, [2, 3, 0], []).sort(0, 0, 1).sort(0, 1, 1, arg=True)
+    p.new(0, T.INT8, [3, 0, 2], []).sort(0, 0, 1).sort(0, -3, 1, arg=True)
+    p.partition(0, 0, [1], 1).scan(0, 0, 1, axis=0).scan(2, 0, 1, n=2, axis=1)
+    seeds["sort_zero_length_inner_axis"] = p.out
     return seeds

@@ -36,6 +36,30 @@
 //                                            (tensor/sort.h; NaN last)
 //   kConcatenate x y axis out                out = concatenate({x, y}, axis)
 //                                            (tensor/join.h; promotes)
+// and, in internal/shape_index_steps.inc (checked against
+// internal/reference_shapes.inc):
+//   kStack which x y [axis] out              stack / hstack / vstack
+//   kSplit which x axis sections|indices pick out
+//                                            split (count or indices) /
+//                                            array_split; every part checked
+//   kTile x reps... out, kRepeat x axis repeats... out,
+//   kPad x pairs... value out                tile / repeat / pad (constant)
+//   kPartition arg x axis kth... out         partition / argpartition
+//                                            (checked by its invariants)
+//   kUnique x out                            unique values and counts
+//   kSearchsorted flags a v out              searchsorted (a sorted first
+//                                            or not), left / right
+//   kScan which x axis|n,axis out            cumsum / cumprod / diff
+//   kTake mode x axis indices out            take, N-d index arrays
+//   kPut mode x indices values out           put (into a copy)
+//   kMaskedSelect x mask out                 x[mask]
+//   kMaskedAssign x mask kind values out     x[mask] = v (into a copy)
+//   kCompress x axis cond out                compress
+//   kNonzero which x pick out                nonzero / where(c) / argwhere
+//   kExpandDimsTuple / kSqueezeTuple slot axes...   views
+// Bad operands are decoded on purpose (axes, kths and indices out of range,
+// negative counts and widths, masks and shapes that do not fit, float index
+// arrays); opcodes are only ever appended, so that seeds keep their meaning.
 // Extending: a new binary op is one row of `kBinaryOps` (its reference as a
 // function of two doubles / two 64-bit integers / two bools, or of the order
 // of its operands); a new unary op one row of `kUnaryOps`; a new reduction
@@ -70,9 +94,13 @@
 #include "fuzz/fuzz_check.h"
 #include "tensor/binary.h"
 #include "tensor/dtype.h"
+#include "tensor/indexing.h"
 #include "tensor/join.h"
 #include "tensor/npy.h"
+#include "tensor/partition.h"
 #include "tensor/reduce.h"
+#include "tensor/scalar.h"
+#include "tensor/scan.h"
 #include "tensor/sort.h"
 #include "tensor/tensor.h"
 #include "tensor/ternary.h"
@@ -84,11 +112,11 @@ namespace {
 
 using fuzzing::ByteReader;
 
-// The scalar reference, in two parts (one translation unit).
+// The scalar reference, in three parts (one translation unit).
 #define TESSERA_FUZZ_TENSOR_FUZZER_PARTS_
 #include "fuzz/tensor/internal/reference_scalars.inc"
 #include "fuzz/tensor/internal/reference_ops.inc"
-#undef TESSERA_FUZZ_TENSOR_FUZZER_PARTS_
+#include "fuzz/tensor/internal/reference_shapes.inc"
 
 // ---- The program. ----
 
@@ -107,6 +135,24 @@ enum class Op : uint8_t {
   kNpyRoundTrip,
   kSort,
   kConcatenate,
+  // internal/shape_index_steps.inc
+  kStack,
+  kSplit,
+  kTile,
+  kRepeat,
+  kPad,
+  kPartition,
+  kUnique,
+  kSearchsorted,
+  kScan,
+  kTake,
+  kPut,
+  kMaskedSelect,
+  kMaskedAssign,
+  kCompress,
+  kNonzero,
+  kExpandDimsTuple,
+  kSqueezeTuple,
   kNumOps,
 };
 
@@ -137,8 +183,25 @@ class Harness {
         case Op::kClip: TernaryStep(/*is_clip=*/true); break;
         case Op::kNpyRoundTrip: NpyRoundTrip(); break;
         case Op::kSort: SortStep(); break;
-        case Op::kConcatenate:
-        case Op::kNumOps: ConcatenateStep(); break;
+        case Op::kConcatenate: ConcatenateStep(); break;
+        case Op::kStack: StackStep(); break;
+        case Op::kSplit: SplitStep(); break;
+        case Op::kTile: TileStep(); break;
+        case Op::kRepeat: RepeatStep(); break;
+        case Op::kPad: PadStep(); break;
+        case Op::kPartition: PartitionStep(); break;
+        case Op::kUnique: UniqueStep(); break;
+        case Op::kSearchsorted: SearchsortedStep(); break;
+        case Op::kScan: ScanStep(); break;
+        case Op::kTake: TakeStep(); break;
+        case Op::kPut: PutStep(); break;
+        case Op::kMaskedSelect: MaskedSelectStep(); break;
+        case Op::kMaskedAssign: MaskedAssignStep(); break;
+        case Op::kCompress: CompressStep(); break;
+        case Op::kNonzero: NonzeroStep(); break;
+        case Op::kExpandDimsTuple: ExpandDimsTupleStep(); break;
+        case Op::kSqueezeTuple:
+        case Op::kNumOps: SqueezeTupleStep(); break;
       }
     }
     // Views must still read their (shared) storage correctly at the end.
@@ -424,14 +487,6 @@ class Harness {
     Store(out, std::move(back), x.ref, "npy round trip");
   }
 
-  // NumPy's order of two reference values of dtype d: NaN last, -0 == +0.
-  static bool RefLess(const Num& a, const Num& b, DType d) {
-    if (IsFloat(d)) {
-      return a.f < b.f || (!std::isnan(a.f) && std::isnan(b.f));
-    }
-    return IntLess(a.i, b.i, IsSignedInt(d));
-  }
-
   // sort or argsort along an axis in [-ndim-1, ndim] (the ends are errors,
   // as is any axis of a 0-d tensor). The reference is a stable sort of each
   // lane; the engine's argsort is stable too, and sort's values are equal
@@ -491,34 +546,8 @@ class Harness {
     const int axis = in_.ConsumeIntegralInRange<int>(-ndim - 1, ndim);
     Slot& out = PickSlot();
     absl::StatusOr<Tensor> got = concatenate({x.tensor, y.tensor}, axis);
-    std::optional<RefArray> want;
-    bool ok = ndim > 0 && axis >= -ndim && axis < ndim &&
-              y.ref.shape.size() == x.ref.shape.size();
-    const int a = axis < 0 ? axis + ndim : axis;
-    for (int k = 0; ok && k < ndim; ++k) {
-      ok = k == a || x.ref.shape[k] == y.ref.shape[k];
-    }
-    if (ok) {
-      RefArray r;
-      r.dtype = ResultType(x.ref.dtype, y.ref.dtype);
-      r.shape = x.ref.shape;
-      r.shape[a] += y.ref.shape[a];
-      int64_t inner = 1;
-      for (int k = a + 1; k < ndim; ++k) inner *= x.ref.shape[k];
-      int64_t outer = 1;
-      for (int k = 0; k < a; ++k) outer *= x.ref.shape[k];
-      const int64_t cx = x.ref.shape[a] * inner, cy = y.ref.shape[a] * inner;
-      for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t k = 0; k < cx; ++k) {
-          r.data.push_back(Cast(x.ref.data[o * cx + k], x.ref.dtype, r.dtype));
-        }
-        for (int64_t k = 0; k < cy; ++k) {
-          r.data.push_back(Cast(y.ref.data[o * cy + k], y.ref.dtype, r.dtype));
-        }
-      }
-      want = std::move(r);
-    }
-    Store(out, std::move(got), std::move(want), "concatenate");
+    Store(out, std::move(got), RefConcatenate(x.ref, y.ref, axis),
+          "concatenate");
   }
 
   void BinaryOpStep() {
@@ -583,9 +612,35 @@ class Harness {
           &want->tolerance);
   }
 
+  // The steps of internal/shape_index_steps.inc and their operands.
+  std::optional<int> DecodeOptionalAxis(int ndim);
+  RefArray DecodeIndices();
+  RefArray DecodeMask(const RefArray& t);
+  RefArray DecodeValues(DType x_dtype, std::vector<int64_t> shape);
+  void StackStep();
+  void SplitStep();
+  void TileStep();
+  void RepeatStep();
+  void PadStep();
+  void PartitionStep();
+  void UniqueStep();
+  void SearchsortedStep();
+  void ScanStep();
+  void TakeStep();
+  void PutStep();
+  void MaskedSelectStep();
+  void MaskedAssignStep();
+  void CompressStep();
+  void NonzeroStep();
+  void ExpandDimsTupleStep();
+  void SqueezeTupleStep();
+
   ByteReader& in_;
   Slot slots_[kSlots];
 };
+
+#include "fuzz/tensor/internal/shape_index_steps.inc"
+#undef TESSERA_FUZZ_TENSOR_FUZZER_PARTS_
 
 }  // namespace
 }  // namespace tessera
