@@ -36,33 +36,39 @@ SystemAllocatorOptions ReleaseOptions() {
   return options;
 }
 
+// Writes every byte of [p, p + bytes) once, where the compiler must do it.
+void WriteOnce(void* p, size_t bytes) {
+  std::memset(p, 0x5A, bytes);
+  benchmark::ClobberMemory();
+}
+
+// Per iteration: p = allocate(bytes), escaped, written once if kWrite, and
+// std::free(p).
+template <bool kWrite, typename Allocate>
+void GlibcLoop(benchmark::State& state, Allocate allocate) {
+  const size_t bytes = state.range(0);
+  for (auto _ : state) {
+    void* p = allocate(bytes);
+    benchmark::DoNotOptimize(p);
+    if constexpr (kWrite) WriteOnce(p, bytes);
+    std::free(p);
+  }
+}
+
 // ---- Round trip: allocate, make the pointer escape, free. ----
 
 void BM_RoundTrip_GlibcMalloc(benchmark::State& state) {
-  const size_t bytes = state.range(0);
-  for (auto _ : state) {
-    void* p = std::malloc(bytes);
-    benchmark::DoNotOptimize(p);
-    std::free(p);
-  }
+  GlibcLoop</*kWrite=*/false>(state, [](size_t n) { return std::malloc(n); });
 }
 
 void BM_RoundTrip_GlibcAlignedAlloc64(benchmark::State& state) {
-  const size_t bytes = state.range(0);
-  for (auto _ : state) {
-    void* p = std::aligned_alloc(64, bytes);
-    benchmark::DoNotOptimize(p);
-    std::free(p);
-  }
+  GlibcLoop</*kWrite=*/false>(
+      state, [](size_t n) { return std::aligned_alloc(64, n); });
 }
 
 void BM_RoundTrip_GlibcCalloc(benchmark::State& state) {
-  const size_t bytes = state.range(0);
-  for (auto _ : state) {
-    void* p = std::calloc(1, bytes);
-    benchmark::DoNotOptimize(p);
-    std::free(p);
-  }
+  GlibcLoop</*kWrite=*/false>(state,
+                              [](size_t n) { return std::calloc(1, n); });
 }
 
 template <typename MakeAllocator>
@@ -111,20 +117,24 @@ void BM_RoundTrip_TesseraAligned64Tracked(benchmark::State& state) {
 // zeroing cost moves to the page faults of the first write. These cases pay
 // the whole bill: allocation, zeroing, and one full write.
 
-void WriteOnce(void* p, size_t bytes) {
-  std::memset(p, 0x5A, bytes);
-  benchmark::ClobberMemory();
-}
-
-void BM_ZeroedThenWrite_TesseraZeroed(benchmark::State& state) {
-  ZeroedAllocator allocator(64, ReleaseOptions());
+// Per iteration: a block of `allocator` aligned to 64, escaped, written
+// once and freed; then, if kReleaseCache, the calling thread's cache goes
+// back to glibc.
+template <bool kReleaseCache, typename SomeAllocator>
+void WriteLoop(benchmark::State& state, SomeAllocator& allocator) {
   const size_t bytes = state.range(0);
   for (auto _ : state) {
     void* p = allocator.Allocate(bytes, 64);
     benchmark::DoNotOptimize(p);
     WriteOnce(p, bytes);
     allocator.Deallocate(p, bytes, 64);
+    if constexpr (kReleaseCache) ReleaseCallingThreadCache();
   }
+}
+
+void BM_ZeroedThenWrite_TesseraZeroed(benchmark::State& state) {
+  ZeroedAllocator allocator(64, ReleaseOptions());
+  WriteLoop</*kReleaseCache=*/false>(state, allocator);
 }
 
 void BM_ZeroedThenWrite_GlibcMallocMemset(benchmark::State& state) {
@@ -143,13 +153,7 @@ void BM_ZeroedThenWrite_GlibcMallocMemset(benchmark::State& state) {
 
 // No zeroing at all: the floor, first touch only.
 void BM_FirstTouch_GlibcMalloc(benchmark::State& state) {
-  const size_t bytes = state.range(0);
-  for (auto _ : state) {
-    void* p = std::malloc(bytes);
-    benchmark::DoNotOptimize(p);
-    WriteOnce(p, bytes);
-    std::free(p);
-  }
+  GlibcLoop</*kWrite=*/true>(state, [](size_t n) { return std::malloc(n); });
 }
 
 // The aligned allocator keeps freed big blocks in a per-thread cache, which
@@ -159,25 +163,12 @@ void BM_FirstTouch_GlibcMalloc(benchmark::State& state) {
 // the cache does for a buffer freed and allocated again.
 void BM_FirstTouch_TesseraAligned64(benchmark::State& state) {
   AlignedAllocator allocator(64, ReleaseOptions());
-  const size_t bytes = state.range(0);
-  for (auto _ : state) {
-    void* p = allocator.Allocate(bytes, 64);
-    benchmark::DoNotOptimize(p);
-    WriteOnce(p, bytes);
-    allocator.Deallocate(p, bytes, 64);
-    ReleaseCallingThreadCache();
-  }
+  WriteLoop</*kReleaseCache=*/true>(state, allocator);
 }
 
 void BM_ReuseThenWrite_TesseraAligned64(benchmark::State& state) {
   AlignedAllocator allocator(64, ReleaseOptions());
-  const size_t bytes = state.range(0);
-  for (auto _ : state) {
-    void* p = allocator.Allocate(bytes, 64);
-    benchmark::DoNotOptimize(p);
-    WriteOnce(p, bytes);
-    allocator.Deallocate(p, bytes, 64);
-  }
+  WriteLoop</*kReleaseCache=*/false>(state, allocator);
   ReleaseCallingThreadCache();
 }
 
@@ -185,14 +176,7 @@ void BM_FirstTouch_TesseraAligned64NoHugePages(benchmark::State& state) {
   SystemAllocatorOptions options = ReleaseOptions();
   options.huge_pages = false;
   AlignedAllocator allocator(64, options);
-  const size_t bytes = state.range(0);
-  for (auto _ : state) {
-    void* p = allocator.Allocate(bytes, 64);
-    benchmark::DoNotOptimize(p);
-    WriteOnce(p, bytes);
-    allocator.Deallocate(p, bytes, 64);
-    ReleaseCallingThreadCache();
-  }
+  WriteLoop</*kReleaseCache=*/true>(state, allocator);
 }
 
 void SizeArgs(benchmark::internal::Benchmark* b) {

@@ -36,19 +36,13 @@
 #include "tensor/parallel.h"
 #include "tensor/reduce.h"
 #include "tensor/tensor.h"
+#include "tensor/testing/benchmark_checks.h"
 #include "tensor/view.h"
 
 namespace tessera {
 namespace {
 
-Tensor Ok(absl::StatusOr<Tensor> t) {
-  if (!t.ok()) {
-    std::fprintf(stderr, "tensor_benchmark: %s\n",
-                 std::string(t.status().message()).c_str());
-    std::abort();
-  }
-  return *std::move(t);
-}
+using benchmark_checks::Ok;
 
 void SetBytes(benchmark::State& state, int64_t n, int arrays) {
   state.SetBytesProcessed(state.iterations() * n * arrays *

@@ -7,8 +7,9 @@
 // What every allocator harness does the same way, so that each harness reads
 // as its own op decoding plus calls to these:
 //
-//   * the op-program loop (`RunOpProgram`) and the picks its ops decode
-//     (`ConsumeOp`, `PickLive`);
+//   * the op-program loop (`RunOpProgram`, and `RunHarnessProgram` for a
+//     harness that checks its whole model after each op) and the picks its
+//     ops decode (`ConsumeOp`, `PickLive`);
 //   * calls through the tessera::Allocator interface that must succeed, on
 //     the hot or the checked path (`AllocateOrDie`, `ReallocateOrDie`,
 //     `DeallocateOrDie`), and their recording in the shadow heap with the
@@ -17,7 +18,8 @@
 //     so misuse is counted, not aborted on) and what a harness expects of it
 //     (`ExpectedViolations`);
 //   * the integrity check and the comparison of an allocator's
-//     AllocatorStats with the harness's model of them (`StatsModel`);
+//     AllocatorStats with the harness's model of them (`StatsModel`, which
+//     counts each call as the harness makes it: `NoteAllocation`, ...);
 //   * the tracked MallocAllocator harnesses use as an upstream allocator or
 //     block source, and the check that it holds nothing at the end;
 //   * creating the allocator under test and checking that bad options are
@@ -27,8 +29,11 @@
 //     (`FreeEverything`);
 //   * for the cell pools (StackedPool, ConcurrentPool): the ops both have
 //     (`StepCellPoolOp`), taking a recorded cell out of the shadow heap with
-//     its pattern checked (`TakeOutCell`) and the bad pointers their misuse
-//     ops hand back (`PickBadCellPointer`).
+//     its pattern checked (`TakeOutCell`), the bad pointers their misuse
+//     ops hand back (`PickBadCellPointer`) and the final return of every
+//     live cell (`ReturnEveryCell`);
+//   * the ops every harness has, whatever its allocator (kForeign and
+//     kVerifyAll: `StepForeignOrVerifyOp`).
 //
 // Every check aborts through TESSERA_FUZZ_CHECK. Nothing here decides what an
 // allocator should do with a request: that model stays in each harness.
@@ -73,6 +78,15 @@ void RunOpProgram(ByteReader& in, size_t max_ops, Step step,
     step(ConsumeOp<Op>(in));
     check_after_op();
   }
+}
+
+// RunOpProgram over harness `h`: h.Step(op) runs each op, then
+// h.CheckModel("after op") checks the whole model.
+template <typename Op, typename Harness>
+void RunHarnessProgram(ByteReader& in, size_t max_ops, Harness& h) {
+  RunOpProgram<Op>(
+      in, max_ops, [&h](Op op) { h.Step(op); },
+      [&h] { h.CheckModel("after op"); });
 }
 
 // The index of a live block of `shadow` the program picks (one byte).
@@ -284,6 +298,18 @@ struct StatsModel {
     }
   }
 
+  // After an allocation that succeeded and is recorded in `shadow`.
+  void NoteAllocation(const ShadowHeap& shadow) {
+    ++allocations;
+    NotePeak(shadow);
+  }
+
+  // After a reallocation that succeeded and is recorded in `shadow`.
+  void NoteReallocation(const ShadowHeap& shadow) {
+    ++reallocations;
+    NotePeak(shadow);
+  }
+
   // `allocator` is intact and its stats() equal the model.
   void Check(const Allocator& allocator, const ShadowHeap& shadow,
              const char* when) const {
@@ -339,6 +365,26 @@ inline void CheckInvalidArgument(const absl::Status& status,
                      status.ToString().c_str());
 }
 
+// ---- The ops every harness has. ----
+
+// Runs `op` if it is kForeign (through h.Foreign()) or kVerifyAll (or
+// kNumOps, which verifies too, through h.VerifyAll()), and returns whether
+// it was.
+template <typename Op, typename Harness>
+bool StepForeignOrVerifyOp(Harness& h, Op op) {
+  switch (op) {
+    case Op::kForeign:
+      h.Foreign();
+      return true;
+    case Op::kVerifyAll:
+    case Op::kNumOps:
+      h.VerifyAll();
+      return true;
+    default:
+      return false;
+  }
+}
+
 // ---- Harnesses over the tessera::Allocator interface. ----
 
 // Runs `op` if it is one of the ops every harness over the Allocator
@@ -377,21 +423,14 @@ bool StepInterfaceOp(Harness& h, Op op) {
     case Op::kDoubleFree:
       h.DoubleFree();
       return true;
-    case Op::kForeign:
-      h.Foreign();
-      return true;
     case Op::kSizeMismatch:
       h.SizeMismatch();
       return true;
     case Op::kBadRequest:
       h.BadRequest();
       return true;
-    case Op::kVerifyAll:
-    case Op::kNumOps:
-      h.VerifyAll();
-      return true;
     default:
-      return false;
+      return StepForeignOrVerifyOp(h, op);
   }
 }
 
@@ -417,16 +456,17 @@ bool StepCellPoolOp(Harness& h, Op op) {
     case Op::kDoubleReturn:
       h.DoubleReturn();
       return true;
-    case Op::kForeign:
-      h.Foreign();
-      return true;
-    case Op::kVerifyAll:
-    case Op::kNumOps:
-      h.VerifyAll();
-      return true;
     default:
-      return false;
+      return StepForeignOrVerifyOp(h, op);
   }
+}
+
+// Returns every live cell, newest first, through h.Return(index), then
+// checks the model once.
+template <typename Harness>
+void ReturnEveryCell(Harness& h) {
+  while (!h.shadow().empty()) h.Return(h.shadow().size() - 1);
+  h.CheckModel("after returning everything");
 }
 
 // Removes live cell `index` from `shadow`, its pattern checked first

@@ -12,8 +12,6 @@
 //   /usr/bin/python3 tensor/elementwise_benchmark_numpy.py
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -21,27 +19,14 @@
 #include "tensor/binary.h"
 #include "tensor/tensor.h"
 #include "tensor/ternary.h"
+#include "tensor/testing/benchmark_checks.h"
 #include "tensor/unary.h"
 
 namespace tessera {
 namespace {
 
-Tensor Ok(absl::StatusOr<Tensor> t) {
-  if (!t.ok()) {
-    std::fprintf(stderr, "elementwise_benchmark: %s\n",
-                 std::string(t.status().message()).c_str());
-    std::abort();
-  }
-  return *std::move(t);
-}
-
-void Check(const absl::Status& s) {
-  if (!s.ok()) {
-    std::fprintf(stderr, "elementwise_benchmark: %s\n",
-                 std::string(s.message()).c_str());
-    std::abort();
-  }
-}
+using benchmark_checks::Check;
+using benchmark_checks::Ok;
 
 // Values in [-n/2, n/2) scaled into [-50, 50): every function's vector path
 // (no lane outside contrib/math's valid range except log's negatives).

@@ -11,7 +11,6 @@
 //   /usr/bin/python3 tensor/float16_benchmark_numpy.py
 
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <utility>
@@ -20,18 +19,12 @@
 #include "tensor/binary.h"
 #include "tensor/reduce.h"
 #include "tensor/tensor.h"
+#include "tensor/testing/benchmark_checks.h"
 
 namespace tessera {
 namespace {
 
-Tensor Ok(absl::StatusOr<Tensor> t) {
-  if (!t.ok()) {
-    std::fprintf(stderr, "float16_benchmark: %s\n",
-                 std::string(t.status().message()).c_str());
-    std::abort();
-  }
-  return *std::move(t);
-}
+using benchmark_checks::Ok;
 
 // Values in [-50, 50) as float16 (many of them not exact: rounding on).
 Tensor Values(int64_t n, DType dtype) {

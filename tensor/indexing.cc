@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "tensor/dtype.h"
+#include "tensor/internal/along_axis.h"
 #include "tensor/view.h"
 
 namespace tessera {
@@ -108,6 +109,20 @@ absl::StatusOr<std::vector<int64_t>> ResolveIndices(const Tensor& indices,
   return out;
 }
 
+// Calls fn(W{}) with the unsigned type W of `width` bytes (1, 2, 4 or 8) and
+// returns true, or returns false for any other width: a row of one of those
+// widths moves as one typed load and store instead of a memcpy.
+template <typename Fn>
+bool VisitElementWidth(size_t width, Fn&& fn) {
+  switch (width) {
+    case 1: fn(uint8_t{}); return true;
+    case 2: fn(uint16_t{}); return true;
+    case 4: fn(uint32_t{}); return true;
+    case 8: fn(uint64_t{}); return true;
+    default: return false;
+  }
+}
+
 // Copies rows: for each outer block o and each index j, `row` bytes from
 // src + (o * extent + idx[j]) * row to the next row of dst.
 template <typename W>
@@ -125,13 +140,10 @@ void GatherRows(const char* src, char* dst, int64_t outer, int64_t extent,
   // Rows of one element are the common case (a 1-D take): typed loads and
   // stores instead of a variable-size memcpy per element (1e6 random
   // float32 indices: 6.7 -> 4.0 ms CPU, NumPy 4.2 ms, load ~5).
-  switch (row) {
-    case 1: return GatherElements<uint8_t>(src, dst, outer, extent, idx);
-    case 2: return GatherElements<uint16_t>(src, dst, outer, extent, idx);
-    case 4: return GatherElements<uint32_t>(src, dst, outer, extent, idx);
-    case 8: return GatherElements<uint64_t>(src, dst, outer, extent, idx);
-    default: break;
-  }
+  const bool typed = VisitElementWidth(row, [&](auto w) {
+    GatherElements<decltype(w)>(src, dst, outer, extent, idx);
+  });
+  if (typed) return;
   for (int64_t o = 0; o < outer; ++o) {
     const char* block = src + static_cast<size_t>(o * extent) * row;
     for (int64_t j : idx) {
@@ -232,16 +244,12 @@ absl::StatusOr<Tensor> take(const Tensor& t, const Tensor& indices,
   out_shape.insert(out_shape.end(), in_shape.begin() + a + 1, in_shape.end());
   auto out = empty(out_shape, t.dtype(), allocator);
   if (!out.ok()) return out.status();
-  int64_t outer = 1;
-  for (int k = 0; k < a; ++k) outer *= in_shape[k];
-  size_t row = t.itemsize();
-  for (size_t k = a + 1; k < in_shape.size(); ++k) {
-    row *= static_cast<size_t>(in_shape[k]);
-  }
+  const internal::AxisSplit split = internal::SplitAtAxis(in_shape, a);
+  const size_t row = t.itemsize() * static_cast<size_t>(split.inner);
   if (out->size() > 0) {
     GatherRows(static_cast<const char*>(src->data()),
-               static_cast<char*>(out->mutable_data()), outer, extent, *idx,
-               row);
+               static_cast<char*>(out->mutable_data()), split.outer, extent,
+               *idx, row);
   }
   return out;
 }
@@ -304,27 +312,11 @@ absl::StatusOr<Tensor> masked_select(const Tensor& t, const Tensor& mask,
   if (row == t.itemsize()) {
     int64_t last = n - 1;
     while (!mp[last]) --last;  // count > 0: some entry is true
-    bool done = true;
-    switch (row) {
-      case 1:
-        CompactElements(reinterpret_cast<const uint8_t*>(sp), mp, last,
-                        reinterpret_cast<uint8_t*>(dp));
-        break;
-      case 2:
-        CompactElements(reinterpret_cast<const uint16_t*>(sp), mp, last,
-                        reinterpret_cast<uint16_t*>(dp));
-        break;
-      case 4:
-        CompactElements(reinterpret_cast<const uint32_t*>(sp), mp, last,
-                        reinterpret_cast<uint32_t*>(dp));
-        break;
-      case 8:
-        CompactElements(reinterpret_cast<const uint64_t*>(sp), mp, last,
-                        reinterpret_cast<uint64_t*>(dp));
-        break;
-      default:
-        done = false;
-    }
+    const bool done = VisitElementWidth(row, [&](auto w) {
+      using W = decltype(w);
+      CompactElements(reinterpret_cast<const W*>(sp), mp, last,
+                      reinterpret_cast<W*>(dp));
+    });
     if (done) {
       std::memcpy(dp + (count - 1) * row, sp + last * row, row);
       return out;
@@ -436,19 +428,11 @@ absl::StatusOr<Tensor> compress(const Tensor& condition, const Tensor& t,
   auto c = Contiguous(condition);
   if (!c.ok()) return c.status();
   std::vector<int64_t> positions = FlatNonzero(*c);
-  Tensor src = t;
-  int a = 0;
   // As in take: a 0-d tensor is one of shape (1,), also with an axis.
-  if (!axis.has_value() || t.ndim() == 0) {
-    auto flat = ravel(t);
-    if (!flat.ok()) return flat.status();
-    src = *std::move(flat);
-  }
-  if (axis.has_value()) {
-    auto na = NormalizeAxis(*axis, src.ndim());
-    if (!na.ok()) return na.status();
-    a = *na;
-  }
+  auto operand = internal::FlattenOrNormalizeAxisRavelingZeroD(t, axis);
+  if (!operand.ok()) return operand.status();
+  const Tensor& src = operand->tensor;
+  const int a = operand->axis;
   const int64_t extent = src.shape(a);
   for (int64_t p : positions) {
     if (p >= extent) {

@@ -25,9 +25,10 @@ Tensor Square(int64_t n, DType dtype) {
                  dtype);
 }
 
-void BM_MatMul_Blocked_F32(benchmark::State& state) {
+// matmul of an n x n `dtype` matrix with itself, n = state.range(0).
+void MatMulBlocked(benchmark::State& state, DType dtype) {
   const int64_t n = state.range(0);
-  const Tensor a = Square(n, DType::kFloat32);
+  const Tensor a = Square(n, dtype);
   for (auto _ : state) {
     auto c = matmul(a, a);
     benchmark::DoNotOptimize(c->data());
@@ -36,18 +37,14 @@ void BM_MatMul_Blocked_F32(benchmark::State& state) {
       2.0 * n * n * n, benchmark::Counter::kIsIterationInvariantRate,
       benchmark::Counter::kIs1000);
 }
+
+void BM_MatMul_Blocked_F32(benchmark::State& state) {
+  MatMulBlocked(state, DType::kFloat32);
+}
 BENCHMARK(BM_MatMul_Blocked_F32)->Arg(64)->Arg(256)->Arg(512);
 
 void BM_MatMul_Blocked_F64(benchmark::State& state) {
-  const int64_t n = state.range(0);
-  const Tensor a = Square(n, DType::kFloat64);
-  for (auto _ : state) {
-    auto c = matmul(a, a);
-    benchmark::DoNotOptimize(c->data());
-  }
-  state.counters["GFLOP/s"] = benchmark::Counter(
-      2.0 * n * n * n, benchmark::Counter::kIsIterationInvariantRate,
-      benchmark::Counter::kIs1000);
+  MatMulBlocked(state, DType::kFloat64);
 }
 BENCHMARK(BM_MatMul_Blocked_F64)->Arg(256);
 

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "tensor/dtype.h"
+#include "tensor/internal/along_axis.h"
 #include "tensor/view.h"
 
 namespace tessera {
@@ -65,19 +66,6 @@ void PartitionLane(It begin, int64_t n, const std::vector<int64_t>& kth,
   }
 }
 
-// `axis` moved last as a view, and the permutation that undoes it.
-absl::StatusOr<Tensor> MoveLast(const Tensor& t, int a, std::vector<int>* inv) {
-  const int nd = t.ndim();
-  std::vector<int> perm;
-  for (int k = 0; k < nd; ++k) {
-    if (k != a) perm.push_back(k);
-  }
-  perm.push_back(a);
-  inv->assign(nd, 0);
-  for (int k = 0; k < nd; ++k) (*inv)[perm[k]] = k;
-  return transpose(t, perm);
-}
-
 template <bool kArg>
 absl::StatusOr<Tensor> Partition(const Tensor& t,
                                  absl::Span<const int64_t> kth,
@@ -86,17 +74,10 @@ absl::StatusOr<Tensor> Partition(const Tensor& t,
   if (!t.valid()) {
     return absl::InvalidArgumentError("partition of an empty handle");
   }
-  Tensor src = t;
-  int a = 0;
-  if (!axis.has_value()) {
-    auto flat = ravel(t);
-    if (!flat.ok()) return flat.status();
-    src = *std::move(flat);
-  } else {
-    auto na = NormalizeAxis(*axis, t.ndim());
-    if (!na.ok()) return na.status();
-    a = *na;
-  }
+  auto operand = internal::FlattenOrNormalizeAxis(t, axis);
+  if (!operand.ok()) return operand.status();
+  const Tensor& src = operand->tensor;
+  const int a = operand->axis;
   const int64_t extent = src.shape(a);
   std::vector<int64_t> ks;
   if (src.size() > 0) {
@@ -104,41 +85,32 @@ absl::StatusOr<Tensor> Partition(const Tensor& t,
     if (!resolved.ok()) return resolved.status();
     ks = *std::move(resolved);
   }
-  std::vector<int> inverse;
-  auto moved = MoveLast(src, a, &inverse);
+  auto moved = internal::MoveAxisLast(src, a);
   if (!moved.ok()) return moved.status();
-  auto values = copy(*moved, kArg ? nullptr : allocator);
+  auto values = copy(moved->view, kArg ? nullptr : allocator);
   if (!values.ok()) return values.status();
-  const int64_t rows = extent == 0 ? 0 : values->size() / extent;
   Tensor work = *values;
   if constexpr (kArg) {
     auto idx = empty(values->shape(), DType::kInt64, allocator);
     if (!idx.ok()) return idx.status();
     work = *std::move(idx);
   }
-  if (src.size() > 0) {
-    VisitDType(t.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      T* base = static_cast<T*>(values->mutable_data());
-      for (int64_t r = 0; r < rows; ++r) {
-        T* lane = base + r * extent;
-        if constexpr (kArg) {
-          int64_t* pos = static_cast<int64_t*>(work.mutable_data()) +
-                         r * extent;
-          for (int64_t i = 0; i < extent; ++i) pos[i] = i;
-          PartitionLane(pos, extent, ks, [lane](int64_t x, int64_t y) {
-            return Less(lane[x], lane[y]);
-          });
-        } else {
-          PartitionLane(lane, extent, ks, Less<T>);
-        }
+  VisitDType(t.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    internal::ForEachLane(*values, [&](char* bytes, int64_t n, int64_t r) {
+      T* lane = reinterpret_cast<T*>(bytes);
+      if constexpr (kArg) {
+        int64_t* pos = static_cast<int64_t*>(work.mutable_data()) + r * n;
+        for (int64_t i = 0; i < n; ++i) pos[i] = i;
+        PartitionLane(pos, n, ks, [lane](int64_t x, int64_t y) {
+          return Less(lane[x], lane[y]);
+        });
+      } else {
+        PartitionLane(lane, n, ks, Less<T>);
       }
     });
-  }
-  if (a == src.ndim() - 1) return work;
-  auto back = transpose(work, inverse);
-  if (!back.ok()) return back.status();
-  return copy(*back, allocator);
+  });
+  return internal::MoveLastAxisBack(work, a, moved->inverse, allocator);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "hwy/base.h"
 #include "hwy/contrib/sort/vqsort.h"
+#include "tensor/internal/along_axis.h"
 #include "tensor/view.h"
 
 namespace tessera {
@@ -180,37 +181,6 @@ void ArgsortRow(const T* p, int64_t n, int64_t* out, ArgsortScratch& s) {
   }
 }
 
-// `axis` moved to the end (a view), and the permutation that undoes it.
-struct Moved {
-  Tensor view;
-  std::vector<int> inverse;
-};
-
-absl::StatusOr<Moved> MoveAxisLast(const Tensor& t, int a) {
-  const int nd = t.ndim();
-  std::vector<int> perm, inverse(nd);
-  for (int k = 0; k < nd; ++k) {
-    if (k != a) perm.push_back(k);
-  }
-  perm.push_back(a);
-  for (int k = 0; k < nd; ++k) inverse[perm[k]] = k;
-  auto v = transpose(t, perm);
-  if (!v.ok()) return v.status();
-  return Moved{*std::move(v), std::move(inverse)};
-}
-
-// Runs `row(T* lane, int64 n, int64 r)` over the contiguous lanes of a
-// C-contiguous `work` tensor (last axis).
-template <typename Fn>
-void ForEachLane(const Tensor& work, Fn&& fn) {
-  if (work.size() == 0) return;
-  const int64_t n = work.shape(work.ndim() - 1);
-  const int64_t rows = work.size() / n;
-  char* base = static_cast<char*>(work.mutable_data());
-  const int64_t row_bytes = n * static_cast<int64_t>(work.itemsize());
-  for (int64_t r = 0; r < rows; ++r) fn(base + r * row_bytes, n, r);
-}
-
 absl::StatusOr<int> SortAxis(const Tensor& t, std::optional<int> axis,
                              const char* op) {
   if (!t.valid()) {
@@ -249,23 +219,19 @@ absl::StatusOr<Tensor> sort(const Tensor& t, std::optional<int> axis,
   }
   auto a = SortAxis(t, axis, "sort");
   if (!a.ok()) return a.status();
-  const bool last = *a == t.ndim() - 1;
-  auto moved = MoveAxisLast(t, *a);
+  auto moved = internal::MoveAxisLast(t, *a);
   if (!moved.ok()) return moved.status();
   auto work = copy(moved->view, allocator);
   if (!work.ok()) return work.status();
   VisitDType(t.dtype(), [&](auto zero) {
     using T = decltype(zero);
     if constexpr (!kIsFloat16<T>) {  // widened above
-      ForEachLane(*work, [&](char* lane, int64_t n, int64_t) {
+      internal::ForEachLane(*work, [&](char* lane, int64_t n, int64_t) {
         SortRow(reinterpret_cast<T*>(lane), n, stable);
       });
     }
   });
-  if (last) return work;
-  auto back = transpose(*work, moved->inverse);
-  if (!back.ok()) return back.status();
-  return copy(*back, allocator);
+  return internal::MoveLastAxisBack(*work, *a, moved->inverse, allocator);
 }
 
 absl::StatusOr<Tensor> argsort(const Tensor& t, std::optional<int> axis,
@@ -284,8 +250,7 @@ absl::StatusOr<Tensor> argsort(const Tensor& t, std::optional<int> axis,
   }
   auto a = SortAxis(t, axis, "argsort");
   if (!a.ok()) return a.status();
-  const bool last = *a == t.ndim() - 1;
-  auto moved = MoveAxisLast(t, *a);
+  auto moved = internal::MoveAxisLast(t, *a);
   if (!moved.ok()) return moved.status();
   // The lanes contiguous in memory (a view when they already are).
   Tensor lanes = moved->view;
@@ -303,17 +268,15 @@ absl::StatusOr<Tensor> argsort(const Tensor& t, std::optional<int> axis,
     VisitDType(t.dtype(), [&](auto zero) {
       using T = decltype(zero);
       if constexpr (!kIsFloat16<T>) {  // widened above
-        ForEachLane(lanes, [&](char* lane, int64_t len, int64_t r) {
-          ArgsortRow(reinterpret_cast<const T*>(lane), len, indices + r * n,
-                     scratch);
-        });
+        internal::ForEachLane(
+            lanes, [&](char* lane, int64_t len, int64_t r) {
+              ArgsortRow(reinterpret_cast<const T*>(lane), len,
+                         indices + r * n, scratch);
+            });
       }
     });
   }
-  if (last) return out;
-  auto back = transpose(*out, moved->inverse);
-  if (!back.ok()) return back.status();
-  return copy(*back, allocator);
+  return internal::MoveLastAxisBack(*out, *a, moved->inverse, allocator);
 }
 
 absl::StatusOr<UniqueResult> unique(const Tensor& t, Allocator* allocator) {

@@ -105,9 +105,7 @@ class Harness {
     cache_ = fuzzing::CreatedOrDie(BufferCache::Create(options), "Create");
     CheckModel("fresh cache");
 
-    fuzzing::RunOpProgram<Op>(
-        in_, kMaxOps, [this](Op op) { Step(op); },
-        [this] { CheckModel("after op"); });
+    fuzzing::RunHarnessProgram<Op>(in_, kMaxOps, *this);
     fuzzing::FreeEverything(*this);
     Release();
     const BufferCacheStats s = cache_->cache_stats();
@@ -268,8 +266,7 @@ class Harness {
     if (IsLarge(bytes)) CheckTaken(ptr, predicted, bytes, "allocation");
     fuzzing::RecordNewBlock(shadow_, ptr, bytes, alignment,
                             Guaranteed(bytes, alignment));
-    ++stats_.allocations;
-    stats_.NotePeak(shadow_);
+    stats_.NoteAllocation(shadow_);
   }
 
   void Free(size_t index, bool checked) {
@@ -306,8 +303,7 @@ class Harness {
     }
     fuzzing::RecordMovedBlock(shadow_, index, ptr, new_bytes,
                               Guaranteed(new_bytes, block.alignment));
-    ++stats_.reallocations;
-    stats_.NotePeak(shadow_);
+    stats_.NoteReallocation(shadow_);
   }
 
   void Release() {

@@ -78,11 +78,8 @@ class Harness {
 
   void Run() {
     if (!MakePool()) return;
-    fuzzing::RunOpProgram<Op>(
-        in_, kMaxOps, [this](Op op) { Step(op); },
-        [this] { CheckModel("after op"); });
-    while (!shadow_.empty()) Return(shadow_.size() - 1);
-    CheckModel("after returning everything");
+    fuzzing::RunHarnessProgram<Op>(in_, kMaxOps, *this);
+    fuzzing::ReturnEveryCell(*this);
     pool_->Trim();
     const ConcurrentPoolStats s = pool_->stats();
     TESSERA_FUZZ_CHECK(s.cells_in_caches == 0 && s.depot.blocks == 0 &&
@@ -226,6 +223,7 @@ class Harness {
   }
 
   size_t PickCell() { return fuzzing::PickLive(in_, shadow_); }
+  const ShadowHeap& shadow() const { return shadow_; }
 
   void Trim() {
     const ConcurrentPoolStats before = pool_->stats();

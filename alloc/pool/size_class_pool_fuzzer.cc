@@ -94,9 +94,7 @@ class Harness {
         "block_bytes %zu accepted", bad.block_bytes);
     CheckModel("fresh pool");
 
-    fuzzing::RunOpProgram<Op>(
-        in_, kMaxOps, [this](Op op) { Step(op); },
-        [this] { CheckModel("after op"); });
+    fuzzing::RunHarnessProgram<Op>(in_, kMaxOps, *this);
     fuzzing::FreeEverything(*this);
     pool_->Trim();
     for (int c = 0; c < SizeClassPool::kNumClasses; ++c) {
@@ -157,8 +155,7 @@ class Harness {
         fuzzing::AllocateOrDie(*pool_, bytes, alignment, zeroed, checked);
     fuzzing::RecordNewBlock(shadow_, ptr, bytes, alignment,
                             Guaranteed(alignment));
-    ++stats_.allocations;
-    stats_.NotePeak(shadow_);
+    stats_.NoteAllocation(shadow_);
   }
 
   void Free(size_t index, bool checked) {
@@ -175,8 +172,7 @@ class Harness {
     void* fresh = fuzzing::ReallocateOrDie(*pool_, block, new_bytes, checked);
     fuzzing::RecordMovedBlock(shadow_, index, fresh, new_bytes,
                               Guaranteed(block.alignment));
-    ++stats_.reallocations;
-    stats_.NotePeak(shadow_);
+    stats_.NoteReallocation(shadow_);
   }
 
   // A live or recently freed small block to misuse, if any.

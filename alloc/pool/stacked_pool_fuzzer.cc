@@ -78,11 +78,8 @@ class Harness {
 
   void Run() {
     if (!MakePool()) return;
-    fuzzing::RunOpProgram<Op>(
-        in_, kMaxOps, [this](Op op) { Step(op); },
-        [this] { CheckModel("after op"); });
-    while (!shadow_.empty()) Return(shadow_.size() - 1, /*checked=*/false);
-    CheckModel("after returning everything");
+    fuzzing::RunHarnessProgram<Op>(in_, kMaxOps, *this);
+    fuzzing::ReturnEveryCell(*this);
     pool_->Trim();
     const StackedPoolStats s = pool_->stats();
     TESSERA_FUZZ_CHECK(s.blocks == 0 && s.cells_reserved == 0 &&
@@ -274,8 +271,9 @@ class Harness {
   }
 
   size_t PickCell() { return fuzzing::PickLive(in_, shadow_); }
+  const ShadowHeap& shadow() const { return shadow_; }
 
-  void Return(size_t index, bool checked) {
+  void Return(size_t index, bool checked = false) {
     void* cell = fuzzing::TakeOutCell(shadow_, index, "before return");
     if (checked) {
       const absl::Status s = pool_->ReturnChecked(cell);

@@ -124,11 +124,8 @@ class Harness {
 
   void Run() {
     if (!MakeAllocator()) return;
-    fuzzing::RunOpProgram<Op>(
-        in_, kMaxOps, [this](Op op) { Step(op); },
-        [this] { CheckModel("after op"); });
-    while (!shadow_.empty()) Free(shadow_.size() - 1, /*checked=*/false);
-    CheckModel("after freeing everything");
+    fuzzing::RunHarnessProgram<Op>(in_, kMaxOps, *this);
+    fuzzing::FreeEverything(*this);
     const AllocatorStats s = allocator_->stats();
     TESSERA_FUZZ_CHECK(s.live_allocations() == 0 && s.bytes_in_use == 0,
                        "%llu blocks / %llu bytes still in use at the end",
@@ -136,7 +133,8 @@ class Harness {
                        static_cast<unsigned long long>(s.bytes_in_use));
   }
 
- private:
+  // The rest is public for fuzzing::RunHarnessProgram and FreeEverything.
+
   // ---- Setup. ----
 
   bool MakeAllocator() {
@@ -246,8 +244,7 @@ class Harness {
     if (zeroed || zero_every_block_) CheckZero(ptr, 0, bytes, what);
     fuzzing::RecordNewBlock(shadow_, ptr, bytes, alignment,
                             Guaranteed(alignment), tag);
-    ++stats_.allocations;
-    stats_.NotePeak(shadow_);
+    stats_.NoteAllocation(shadow_);
   }
 
   void ExpectFailure(const absl::Status& status, absl::StatusCode code,
@@ -293,8 +290,7 @@ class Harness {
     fuzzing::RecordMovedBlock(shadow_, index, fresh, new_bytes,
                               Guaranteed(block.alignment));
     shadow_.blocks()[index].tag = kViaAllocator;
-    ++stats_.reallocations;
-    stats_.NotePeak(shadow_);
+    stats_.NoteReallocation(shadow_);
   }
 
   void Free(size_t index, bool checked) {
@@ -797,6 +793,9 @@ class Harness {
     }
   }
 
+  const ShadowHeap& shadow() const { return shadow_; }
+
+ private:
   ByteReader& in_;
   std::unique_ptr<SystemAllocator> allocator_;
   std::unique_ptr<MemoryResource> resource_;

@@ -40,7 +40,7 @@ TESSERA_TLSF_INLINE void TlsfArena::NoteAllocated(uint32_t i) {
   } else if (pointer_index_) {
     IndexBlock(regions_[RegionOf(n->addr)], i, n->addr);
   }
-  Unpoison(n->addr, size);
+  tlsf_internal::Unpoison(n->addr, size);
 }
 
 // Blocks split low: the allocated part (or an aligned request's leading gap)
@@ -179,7 +179,7 @@ TESSERA_TLSF_INLINE void TlsfArena::FreeBlockNow(uint32_t b, int scan_window) {
                  "a block being freed should be live");
   // Before merging moves the block's start.
   if (pointer_index_) UnindexBlock(nb->addr);
-  PoisonFree(nb->addr, size);
+  tlsf_internal::PoisonFree(nb->addr, size);
   if (scan_window <= 0) {
     // Deferred: both sides of every new free-free adjacency become pending.
     uint64_t flags = kFlagFree;
@@ -299,7 +299,7 @@ bool TlsfArena::ResizeInPlace(uint32_t i, size_t new_size) {
       InsertFree(t);
     }
     SetSizeFlags(n, new_size, 0);
-    PoisonFree(n->addr + new_size, tail);
+    tlsf_internal::PoisonFree(n->addr + new_size, tail);
     return true;
   }
   const size_t extra = new_size - old_size;
@@ -329,7 +329,7 @@ bool TlsfArena::ResizeInPlace(uint32_t i, size_t new_size) {
     const uint64_t end = static_cast<uint64_t>(n->addr - r0.base) + new_size;
     if (end > high_water_) high_water_ = end;
   }
-  Unpoison(n->addr + old_size, extra);
+  tlsf_internal::Unpoison(n->addr + old_size, extra);
   return true;
 }
 

@@ -218,10 +218,8 @@
 #include "alloc/allocator.h"
 #include "alloc/internal/dcheck.h"
 #include "alloc/internal/stats_recorder.h"
-
-#ifdef ABSL_HAVE_ADDRESS_SANITIZER
-#include <sanitizer/asan_interface.h>
-#endif
+#include "alloc/tlsf/internal/poison.h"
+#include "alloc/tlsf/internal/pop_count.h"
 
 namespace tessera {
 
@@ -736,7 +734,7 @@ class TlsfArena final : public Allocator {
     --list.count;
     cached_bytes_ -= size;
     n->size_flags = size;
-    Unpoison(n->addr, size);
+    tlsf_internal::Unpoison(n->addr, size);
     return i;
   }
   // Caches live block i of `size` bytes if its size is cached and both
@@ -754,7 +752,7 @@ class TlsfArena final : public Allocator {
     // The block stays in the address chain as not-free (so its neighbours
     // do not merge with it), and its pointer index entry stays valid for
     // when it is handed out again.
-    PoisonFree(n->addr, size);
+    tlsf_internal::PoisonFree(n->addr, size);
     n->size_flags = size | kFlagCached;
     n->next_free = list.head;
     list.head = i;
@@ -801,19 +799,8 @@ class TlsfArena final : public Allocator {
     }
     const StartRecord& record = r.records[slot.ref];
     if (((record.starts >> g) & 1) == 0) return kNil;
-    return record.nodes[PopCount(record.starts & ((uint64_t{1} << g) - 1))];
-  }
-  // Bits set in x. Without -mpopcnt (the default x86-64 target) the
-  // builtin is a library call; this is a dozen inline instructions.
-  static ABSL_ATTRIBUTE_ALWAYS_INLINE uint32_t PopCount(uint64_t x) {
-#ifdef __POPCNT__
-    return static_cast<uint32_t>(__builtin_popcountll(x));
-#else
-    x -= (x >> 1) & 0x5555555555555555ULL;
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-    return static_cast<uint32_t>((x * 0x0101010101010101ULL) >> 56);
-#endif
+    return record.nodes[tlsf_internal::PopCount(
+        record.starts & ((uint64_t{1} << g) - 1))];
   }
   // Records that block i, which has just become live, starts at `addr` in
   // region r; and that the live or cached block at `addr` is being freed.
@@ -826,24 +813,6 @@ class TlsfArena final : public Allocator {
                            uint32_t hint) const;
   // Clears region r's page slots (for memory not known to be zeroed).
   void ClearPageSlots(const Region& r) const;
-  // Free payloads are poisoned in ASan builds, so that a read through a
-  // stale pointer is reported where it happens.
-  static void PoisonFree(const char* addr, size_t size) {
-#ifdef ABSL_HAVE_ADDRESS_SANITIZER
-    ASAN_POISON_MEMORY_REGION(addr, size);
-#else
-    (void)addr;
-    (void)size;
-#endif
-  }
-  static void Unpoison(const char* addr, size_t size) {
-#ifdef ABSL_HAVE_ADDRESS_SANITIZER
-    ASAN_UNPOISON_MEMORY_REGION(addr, size);
-#else
-    (void)addr;
-    (void)size;
-#endif
-  }
 
   const TlsfArenaOptions options_;
   const size_t granule_;

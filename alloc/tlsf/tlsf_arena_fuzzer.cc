@@ -124,11 +124,7 @@ class Harness {
 
   void Run() {
     if (!MakeArena()) return;
-    for (size_t ops = 0; ops < kMaxOps && !in_.empty(); ++ops) {
-      Step(static_cast<Op>(in_.ConsumeIntegralInRange<int>(
-          0, static_cast<int>(Op::kNumOps) - 1)));
-      CheckModel("after op");
-    }
+    fuzzing::RunHarnessProgram<Op>(in_, kMaxOps, *this);
     FreeEverything();
     arena_.reset();
     TESSERA_FUZZ_CHECK(ledger_.mapped_bytes == 0 && ledger_.maps == ledger_.unmaps,
@@ -143,7 +139,8 @@ class Harness {
     for (void* region : lent_regions_) std::free(region);
   }
 
- private:
+  // The rest is public for fuzzing::RunHarnessProgram.
+
   // ---- Setup. ----
 
   bool MakeArena() {
@@ -223,15 +220,7 @@ class Harness {
   // ---- The model. ----
 
   void CheckModel(const char* when) {
-    fuzzing::CheckIntegrityOk(arena_->CheckIntegrity(), when);
-    AllocatorStats model;
-    model.allocations = allocations_;
-    model.deallocations = deallocations_;
-    model.reallocations = reallocations_;
-    model.failed_requests = failed_;
-    model.bytes_in_use = shadow_.bytes_in_use();
-    model.peak_bytes_in_use = peak_;
-    fuzzing::CheckStatsMatchModel(arena_->stats(), model, when);
+    stats_.Check(*arena_, shadow_, when);
     const TlsfStats t = arena_->Stats();
     // A growing arena adds regions on its own, never removes one.
     if (grow_ && t.regions > static_cast<uint64_t>(regions_)) {
@@ -278,10 +267,6 @@ class Harness {
                        static_cast<unsigned long long>(largest));
   }
 
-  void UpdatePeak() {
-    if (shadow_.bytes_in_use() > peak_) peak_ = shadow_.bytes_in_use();
-  }
-
   void CheckInside(const void* ptr, size_t bytes, const char* what) const {
     const char* p = static_cast<const char*>(ptr);
     TESSERA_FUZZ_CHECK(arena_->Contains(p) && arena_->Contains(p + bytes - 1),
@@ -301,8 +286,7 @@ class Harness {
     const size_t index =
         shadow_.Add(ptr, usable, alignment, Guaranteed(alignment), tag);
     FillPattern(ptr, shadow_.blocks()[index].id, 0, usable);
-    ++allocations_;
-    UpdatePeak();
+    stats_.NoteAllocation(shadow_);
   }
 
   Handle HandleFor(const ShadowHeap::Block& block) {
@@ -323,7 +307,7 @@ class Harness {
                            absl::IsInvalidArgument(status),
                        "%s: expected a rejection, got %s", what,
                        status.ToString().c_str());
-    ++failed_;
+    ++stats_.failed_requests;
   }
 
   void ExpectViolation(int before, const void* ptr, const char* what) {
@@ -354,7 +338,7 @@ class Harness {
           TESSERA_FUZZ_CHECK(absl::IsResourceExhausted(h.status()),
                              "Alloc(%zu, %zu): %s", size, alignment,
                              h.status().ToString().c_str());
-          ++failed_;
+          ++stats_.failed_requests;
           return;
         }
         Adopt(h->address(), h->size(), size, alignment, kByHandle, "Alloc");
@@ -364,7 +348,7 @@ class Harness {
         Handle h;
         if (!arena_->TryAlloc(size, &h, alignment)) {
           TESSERA_FUZZ_CHECK(h.empty(), "failed TryAlloc filled its handle");
-          ++failed_;
+          ++stats_.failed_requests;
           return;
         }
         TESSERA_FUZZ_CHECK(fits, "TryAlloc above the max block size");
@@ -375,7 +359,7 @@ class Harness {
         const size_t a = alignment == 0 ? kDefaultAlignment : alignment;
         void* ptr = arena_->Allocate(size, a);
         if (ptr == nullptr) {
-          ++failed_;
+          ++stats_.failed_requests;
           return;
         }
         TESSERA_FUZZ_CHECK(fits, "Allocate above the max block size");
@@ -422,7 +406,7 @@ class Harness {
       }
     }
     shadow_.Remove(index);
-    ++deallocations_;
+    ++stats_.deallocations;
   }
 
   void Reallocate(bool by_handle) {
@@ -442,7 +426,7 @@ class Harness {
                                : absl::IsResourceExhausted(h.status()),
                            "Realloc to %zu: %s", new_size,
                            h.status().ToString().c_str());
-        ++failed_;
+        ++stats_.failed_requests;
         CheckIntact(block, "after a failed reallocation");
         return;
       }
@@ -453,7 +437,7 @@ class Harness {
           block.alignment == 0 ? kDefaultAlignment : block.alignment;
       fresh = arena_->Reallocate(block.ptr, block.bytes, new_size, a);
       if (fresh == nullptr) {
-        ++failed_;
+        ++stats_.failed_requests;
         CheckIntact(block, "after a failed reallocation");
         return;
       }
@@ -470,8 +454,7 @@ class Harness {
     CheckInside(fresh, usable, "reallocation");
     shadow_.Move(index, fresh, usable, Guaranteed(block.alignment));
     FillPattern(fresh, block.id, kept, usable);
-    ++reallocations_;
-    UpdatePeak();
+    stats_.NoteReallocation(shadow_);
   }
 
   void Collect() {
@@ -526,7 +509,7 @@ class Harness {
         TESSERA_FUZZ_CHECK(!arena_->TryFree(*stale),
                            "TryFree of a freed handle succeeded");
         ExpectViolation(before, stale->address(), "TryFree of a freed handle");
-        ++failed_;
+        ++stats_.failed_requests;
       }
       return;
     }
@@ -538,7 +521,7 @@ class Harness {
       case 1:
         arena_->Deallocate(freed.ptr, freed.bytes);
         ExpectViolation(before, freed.ptr, "Deallocate of a freed block");
-        ++failed_;
+        ++stats_.failed_requests;
         break;
       case 2:
         ExpectRejected(arena_->DeallocateChecked(freed.ptr, freed.bytes),
@@ -568,7 +551,7 @@ class Harness {
         } else {
           arena_->Deallocate(ptr, 64);
           ExpectViolation(before, ptr, "Deallocate of a foreign pointer");
-          ++failed_;
+          ++stats_.failed_requests;
         }
         break;
       case 2:
@@ -578,7 +561,7 @@ class Harness {
         TESSERA_FUZZ_CHECK(!arena_->TryFree(Handle()),
                            "TryFree of an empty handle succeeded");
         ExpectViolation(before, nullptr, "TryFree of an empty handle");
-        ++failed_;
+        ++stats_.failed_requests;
         break;
       case 4: {
         // A live handle of another arena.
@@ -596,7 +579,7 @@ class Harness {
         ExpectRejected(arena_->Free(*h), "Free of another arena's handle");
         TESSERA_FUZZ_CHECK(!arena_->Realloc(*h, 128).ok(),
                            "Realloc of another arena's handle succeeded");
-        ++failed_;
+        ++stats_.failed_requests;
         TESSERA_FUZZ_CHECK((*other)->Free(*h).ok(), "second arena Free");
         break;
       }
@@ -624,7 +607,7 @@ class Harness {
         Handle h;
         TESSERA_FUZZ_CHECK(!arena_->TryAlloc(size, &h, alignment),
                            "TryAlloc(%zu, %zu) succeeded", size, alignment);
-        ++failed_;
+        ++stats_.failed_requests;
         break;
       }
       case 2: {
@@ -632,7 +615,7 @@ class Harness {
             size, alignment == 0 ? kDefaultAlignment : alignment);
         TESSERA_FUZZ_CHECK(!p.ok(), "AllocateChecked(%zu, %zu) succeeded",
                            size, alignment);
-        ++failed_;
+        ++stats_.failed_requests;
         break;
       }
       case 3:
@@ -649,7 +632,7 @@ class Harness {
                                  alignment == 0 ? kDefaultAlignment
                                                 : alignment) == nullptr,
               "Reallocate to %zu/%zu succeeded", size, alignment);
-          ++failed_;
+          ++stats_.failed_requests;
         }
         CheckIntact(block, "after a rejected reallocation");
         break;
@@ -739,6 +722,7 @@ class Harness {
     }
   }
 
+ private:
   ByteReader& in_;
   MemoryLedger ledger_;
   std::unique_ptr<TlsfArena> arena_;
@@ -754,11 +738,7 @@ class Harness {
   Handle freed_handles_[kFreedHandles];
   size_t freed_cursor_ = 0;
   ShadowHeap shadow_;
-  uint64_t allocations_ = 0;
-  uint64_t deallocations_ = 0;
-  uint64_t reallocations_ = 0;
-  uint64_t failed_ = 0;
-  uint64_t peak_ = 0;
+  fuzzing::StatsModel stats_;  // bytes in use come from the shadow heap
   int violations_ = 0;
 };
 

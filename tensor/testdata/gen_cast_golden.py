@@ -15,8 +15,10 @@ cast_golden_test in reduce_golden_test.cc reads it.
 import math
 import numpy as np
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-          "uint32", "uint64", "float32", "float64", "float16"]
+import golden_format
+from golden_format import fmt_value
+
+DTYPES = golden_format.DTYPES + ["float16"]
 
 INTS = [0, 1, -1, 7, 127, 128, -128, -129, 255, 256, 300, -300, 32767, 32768,
         -32769, 65535, 65536, 2**31 - 1, 2**31, -2**31 - 1, 2**32 - 1, 2**32 + 5,
@@ -35,14 +37,6 @@ FLOATS = [0.0, -0.0, 0.5, -0.5, 0.9999, -0.9999, 1.5, -1.5, 2.7, -2.7, 100.9,
           1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11, 1.0 + 2.0**-11 + 2.0**-40,
           2.0**-24, 2.0**-25, 3 * 2.0**-25, 2.0**-25 * (1 + 2.0**-20),
           6.1e-5, 2.0**-14, 2.0**-14 - 2.0**-24, -2.0**-26]
-
-
-def fmt(x, dtype):
-    if dtype.kind == "b":
-        return "1" if x else "0"
-    if dtype.kind == "f":
-        return repr(float(x))
-    return str(int(x))
 
 
 def in_range(value, to):
@@ -73,7 +67,7 @@ def main():
                         float(a[0]), d):
                     continue
                 r = a.astype(d)
-                print(src, dst, fmt(a[0], s), fmt(r[0], d))
+                print(src, dst, fmt_value(a[0], s), fmt_value(r[0], d))
 
 
 main()

@@ -18,26 +18,10 @@ casting rule).
 """
 import numpy as np
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-          "uint32", "uint64", "float32", "float64"]
+from golden_format import DTYPES, fmt, fmt_axis, print_case
+
 INDEX_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16",
                 "uint32", "uint64"]
-
-
-def fmt_value(x, dtype):
-    if dtype.kind == "b":
-        return "1" if x else "0"
-    if dtype.kind == "f":
-        return repr(float(x))
-    return str(int(x))
-
-
-def fmt(a, prefix=""):
-    a = np.asarray(a)
-    shape = ",".join(str(n) for n in a.shape)
-    values = ",".join(fmt_value(x, a.dtype) for x in a.ravel())
-    return "%sdtype=%s %sshape=%s %svalues=%s" % (
-        prefix, a.dtype.name, prefix, shape, prefix, values if values else "-")
 
 
 def take(a, idx, axis, mode):
@@ -50,33 +34,33 @@ def take(a, idx, axis, mode):
 
 def case(op, a, idx, axis=None, mode="raise", values=None):
     head = "op=%s axis=%s mode=%s %s %s %s" % (
-        op, "none" if axis is None else axis, mode, fmt(a), fmt(idx, "i"),
+        op, fmt_axis(axis), mode, fmt(a), fmt(idx, "i"),
         fmt(values if values is not None else np.zeros(0, np.int64), "v"))
-    try:
+
+    def result():
         if op == "take":
-            r = take(a, idx, axis, mode)
-        elif op == "put":
+            return take(a, idx, axis, mode)
+        if op == "put":
             r = a.copy()
             if idx.dtype == np.uint64 and mode == "raise":
                 r.flat[idx] = values  # np.put's same-kind cast refuses it
             else:
                 np.put(r, idx, values, mode=mode)
-        elif op == "select":
-            r = a[idx]
-        elif op == "assign":
+            return r
+        if op == "select":
+            return a[idx]
+        if op == "assign":
             r = a.copy()
             r[idx] = values
-        elif op == "compress":
-            r = np.compress(idx, a, axis=axis)
-        elif op == "nonzero":
-            r = np.array(np.nonzero(a), dtype=np.int64).reshape(
+            return r
+        if op == "compress":
+            return np.compress(idx, a, axis=axis)
+        if op == "nonzero":
+            return np.array(np.nonzero(a), dtype=np.int64).reshape(
                 max(a.ndim, 1), -1)
-        else:
-            r = np.argwhere(a)
-    except (IndexError, ValueError, TypeError, np.AxisError):
-        print(head + " => error")
-        return
-    print(head + " => " + fmt(r))
+        return np.argwhere(a)
+
+    print_case(head, result, (IndexError, ValueError, TypeError, np.AxisError))
 
 
 def main():

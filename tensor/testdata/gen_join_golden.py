@@ -10,29 +10,18 @@ Each line is one case, space-separated key=value fields:
 or "=> error" when NumPy raises. `param` is: split/array_split the sections
 (one number) or the indices (several, or "i:" for a one-index list), tile
 the reps, repeat the repeats, pad the (before:after) pairs, with the pad
-value in `value=`. Values are spelled as gen_reduce_golden.py spells them.
+value in `value=`. Values are spelled as golden_format.py spells them.
 join_golden_test.cc reads it.
 """
 import numpy as np
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-          "uint32", "uint64", "float32", "float64"]
-
-
-def fmt_value(x, dtype):
-    if dtype.kind == "b":
-        return "1" if x else "0"
-    if dtype.kind == "f":
-        return repr(float(x))
-    return str(int(x))
+import golden_format
+from golden_format import DTYPES
 
 
 def fmt(a, i):
-    a = np.asarray(a)
-    shape = ",".join(str(n) for n in a.shape)
-    values = ",".join(fmt_value(x, a.dtype) for x in a.ravel())
-    return "dtype%d=%s shape%d=%s values%d=%s" % (
-        i, a.dtype.name, i, shape, i, values if values else "-")
+    """Input or output number `i`: dtype<i>=.. shape<i>=.. values<i>=..."""
+    return golden_format.fmt(a, suffix=str(i))
 
 
 def arr(shape, dtype="int32", start=0):

@@ -14,36 +14,18 @@ case is run through NumPy first, and "=> error" is printed when NumPy raises.
 """
 import numpy as np
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-          "uint32", "uint64", "float32", "float64"]
-
-
-def fmt_value(x, dtype):
-    if dtype.kind == "b":
-        return "1" if x else "0"
-    if dtype.kind == "f":
-        return repr(float(x))
-    return str(int(x))
-
-
-def fmt(a):
-    a = np.asarray(a)
-    shape = ",".join(str(n) for n in a.shape)
-    values = ",".join(fmt_value(x, a.dtype) for x in a.ravel())
-    return "dtype=%s shape=%s values=%s" % (a.dtype.name, shape,
-                                           values if values else "-")
+from golden_format import DTYPES, fmt, fmt_axis, print_case
 
 
 def case(op, a, kth, axis):
     head = "op=%s axis=%s kth=%s %s" % (
-        op, "none" if axis is None else axis,
-        ",".join(str(k) for k in kth), fmt(a))
-    try:
+        op, fmt_axis(axis), ",".join(str(k) for k in kth), fmt(a))
+
+    def sorted_once_numpy_partitions():
         getattr(np, op)(a, kth, axis=axis)
-    except (ValueError, np.AxisError):
-        print(head + " => error")
-        return
-    print(head + " => " + fmt(np.sort(a, axis=axis)))
+        return np.sort(a, axis=axis)
+
+    print_case(head, sorted_once_numpy_partitions, (ValueError, np.AxisError))
 
 
 def main():

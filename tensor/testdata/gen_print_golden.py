@@ -12,13 +12,7 @@ with newlines inside repr/str written as the two characters \\n. Bools are
 """
 import numpy as np
 
-
-def fmt_value(x, dtype):
-    if dtype.kind == "b":
-        return "1" if x else "0"
-    if dtype.kind == "f":
-        return repr(float(x))
-    return str(int(x))
+from golden_format import fmt
 
 
 def cases():
@@ -99,10 +93,7 @@ def cases():
 def main():
     print("# NumPy %s repr/str; see gen_print_golden.py" % np.__version__)
     for a in cases():
-        shape = ",".join(str(n) for n in a.shape)
-        values = ",".join(fmt_value(x, a.dtype) for x in a.ravel())
-        print("case dtype=%s shape=%s values=%s" % (a.dtype.name, shape,
-                                                   values if values else "-"))
+        print("case " + fmt(a))
         print("repr " + repr(a).replace("\n", "\\n"))
         print("str " + str(a).replace("\n", "\\n"))
 

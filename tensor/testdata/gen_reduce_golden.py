@@ -12,24 +12,7 @@ reduce_golden_test.cc reads it.
 import math
 import numpy as np
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-          "uint32", "uint64", "float32", "float64"]
-
-
-def fmt_value(x, dtype):
-    if dtype.kind == "b":
-        return "1" if x else "0"
-    if dtype.kind == "f":
-        return repr(float(x))
-    return str(int(x))
-
-
-def fmt(a):
-    a = np.asarray(a)
-    shape = ",".join(str(n) for n in a.shape)
-    values = ",".join(fmt_value(x, a.dtype) for x in a.ravel())
-    return "dtype=%s shape=%s values=%s" % (a.dtype.name, shape,
-                                           values if values else "-")
+from golden_format import DTYPES, fmt, print_case
 
 
 def inputs():
@@ -92,12 +75,8 @@ def main():
                             str(k) for k in np.atleast_1d(ax))
                         head = "op=%s ddof=%d %s axis=%s keepdims=%d" % (
                             name, dd, fmt(a), axis, int(kd))
-                        try:
-                            r = fn(a, ax, kd, dd)
-                        except (ValueError, TypeError, np.AxisError):
-                            print(head, "=> error")
-                            continue
-                        print(head, "=>", fmt(r))
+                        print_case(head, lambda: fn(a, ax, kd, dd),
+                                   (ValueError, TypeError, np.AxisError))
 
 
 main()

@@ -11,39 +11,20 @@ accumulation; scan_golden_test.cc compares them exactly.
 """
 import numpy as np
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-          "uint32", "uint64", "float32", "float64"]
-
-
-def fmt_value(x, dtype):
-    if dtype.kind == "b":
-        return "1" if x else "0"
-    if dtype.kind == "f":
-        return repr(float(x))
-    return str(int(x))
-
-
-def fmt(a):
-    a = np.asarray(a)
-    shape = ",".join(str(n) for n in a.shape)
-    values = ",".join(fmt_value(x, a.dtype) for x in a.ravel())
-    return "dtype=%s shape=%s values=%s" % (a.dtype.name, shape,
-                                           values if values else "-")
+from golden_format import DTYPES, fmt, fmt_axis, print_case
 
 
 def case(op, a, axis, n=1, acc=None):
     head = "op=%s axis=%s n=%d acc=%s %s" % (
-        op, "none" if axis is None else axis, n, acc or "default", fmt(a))
-    try:
+        op, fmt_axis(axis), n, acc or "default", fmt(a))
+
+    def result():
         with np.errstate(all="ignore"):
             if op == "diff":
-                r = np.diff(a, n=n, axis=-1 if axis is None else axis)
-            else:
-                r = getattr(np, op)(a, axis=axis, dtype=acc)
-    except (ValueError, np.AxisError):
-        print(head + " => error")
-        return
-    print(head + " => " + fmt(r))
+                return np.diff(a, n=n, axis=-1 if axis is None else axis)
+            return getattr(np, op)(a, axis=axis, dtype=acc)
+
+    print_case(head, result, (ValueError, np.AxisError))
 
 
 def main():

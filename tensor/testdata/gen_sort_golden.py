@@ -7,43 +7,23 @@ Each line is one case, space-separated key=value fields:
   op=<sort|argsort> axis=<none | n> stable=<0|1> dtype=.. shape=.. values=..
   => dtype=.. shape=.. values=..
 or "=> error" when NumPy raises. argsort is always the stable kind (Tessera's
-argsort is stable; see sort.h). Values are spelled as gen_reduce_golden.py
+argsort is stable; see sort.h). Values are spelled as golden_format.py
 spells them. sort_golden_test.cc reads it.
 """
 import numpy as np
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-          "uint32", "uint64", "float32", "float64"]
-
-
-def fmt_value(x, dtype):
-    if dtype.kind == "b":
-        return "1" if x else "0"
-    if dtype.kind == "f":
-        return repr(float(x))
-    return str(int(x))
-
-
-def fmt(a):
-    a = np.asarray(a)
-    shape = ",".join(str(n) for n in a.shape)
-    values = ",".join(fmt_value(x, a.dtype) for x in a.ravel())
-    return "dtype=%s shape=%s values=%s" % (a.dtype.name, shape,
-                                           values if values else "-")
+from golden_format import DTYPES, fmt, fmt_axis, print_case
 
 
 def case(op, a, axis, stable):
-    head = "op=%s axis=%s stable=%d %s" % (
-        op, "none" if axis is None else axis, stable, fmt(a))
-    try:
+    head = "op=%s axis=%s stable=%d %s" % (op, fmt_axis(axis), stable, fmt(a))
+
+    def result():
         if op == "sort":
-            r = np.sort(a, axis=axis, kind="stable" if stable else None)
-        else:
-            r = np.argsort(a, axis=axis, kind="stable")
-    except (ValueError, np.AxisError):
-        print(head + " => error")
-        return
-    print(head + " => " + fmt(r))
+            return np.sort(a, axis=axis, kind="stable" if stable else None)
+        return np.argsort(a, axis=axis, kind="stable")
+
+    print_case(head, result, (ValueError, np.AxisError))
 
 
 def inputs(rng):
@@ -96,8 +76,7 @@ def unique_cases(rng):
     for a in arrays:
         v, c = np.unique(a, return_counts=True)
         print("op=unique axis=none stable=0 %s => %s %s" % (
-            fmt(a), fmt(v), fmt(c).replace("dtype=", "dtype2=")
-            .replace("shape=", "shape2=").replace("values=", "values2=")))
+            fmt(a), fmt(v), fmt(c, suffix="2")))
 
 
 def searchsorted_cases(rng):
@@ -118,8 +97,7 @@ def searchsorted_cases(rng):
     for a, v in pairs:
         for side in ("left", "right"):
             head = "op=searchsorted axis=none stable=0 side=%s %s %s" % (
-                side, fmt(a), fmt(v).replace("dtype=", "dtype2=")
-                .replace("shape=", "shape2=").replace("values=", "values2="))
+                side, fmt(a), fmt(v, suffix="2"))
             if a.ndim != 1:
                 print(head + " => error")
                 continue

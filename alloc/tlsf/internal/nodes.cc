@@ -43,7 +43,7 @@ bool TlsfArena::CarveNodes() {
       continue;
     }
     region.floor -= carve_bytes_;
-    Unpoison(region.floor, carve_bytes_);
+    tlsf_internal::Unpoison(region.floor, carve_bytes_);
     const uint32_t first = static_cast<uint32_t>(r) << kLocalBits;
     for (uint32_t k = 0; k < count; ++k) {
       const uint32_t i = first | (region.carved + k);

@@ -78,7 +78,8 @@ TESSERA_TLSF_INLINE void TlsfArena::IndexBlock(const Region& r, uint32_t i,
   const uint32_t count = state & kStartCount;
   if (count < kRecordNodes) {
     // Insert in address order: entries from k up move one place.
-    const uint32_t k = PopCount(record.starts & ((uint64_t{1} << g) - 1));
+    const uint32_t k =
+        tlsf_internal::PopCount(record.starts & ((uint64_t{1} << g) - 1));
     for (uint32_t j = count; j > k; --j) record.nodes[j] = record.nodes[j - 1];
     record.nodes[k] = i;
     record.starts |= uint64_t{1} << g;
@@ -130,7 +131,8 @@ TESSERA_TLSF_INLINE void TlsfArena::UnindexBlock(const char* addr) {
   StartRecord& record = r.records[slot.ref];
   const uint32_t g =
       static_cast<uint32_t>(offset >> granule_shift_) & (page_granules_ - 1);
-  const uint32_t k = PopCount(record.starts & ((uint64_t{1} << g) - 1));
+  const uint32_t k =
+      tlsf_internal::PopCount(record.starts & ((uint64_t{1} << g) - 1));
   const uint32_t count = (state & kStartCount) - 1;
   for (uint32_t j = k; j < count; ++j) record.nodes[j] = record.nodes[j + 1];
   record.starts &= ~(uint64_t{1} << g);

@@ -137,7 +137,7 @@ absl::StatusOr<std::unique_ptr<TlsfArena>> TlsfArena::CreateOver(
 TlsfArena::~TlsfArena() {
   for (int r = 0; r < num_regions_; ++r) {
     Region& region = regions_[r];
-    Unpoison(region.memory, region.memory_bytes);
+    tlsf_internal::Unpoison(region.memory, region.memory_bytes);
     if (region.system) {
       options_.system_memory.unmap(region.memory, region.memory_bytes,
                                    options_.system_memory.context);
@@ -267,7 +267,8 @@ absl::Status TlsfArena::AddRegionImpl(char* memory, size_t bytes, bool system,
   SetSizeFlags(n, static_cast<size_t>(region.floor - region.base), kFlagFree);
   InsertFree(first);
   region.last = first;
-  PoisonFree(region.base, static_cast<size_t>(region.floor - region.base));
+  tlsf_internal::PoisonFree(region.base,
+                            static_cast<size_t>(region.floor - region.base));
   // Mapped memory is zeroed: all-zero slots are empty pages. Caller memory
   // is not known to be.
   if (pointer_index_ && !system) ClearPageSlots(region);
