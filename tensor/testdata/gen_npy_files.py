@@ -21,21 +21,10 @@ import sys
 
 import numpy as np
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-          "uint32", "uint64", "float32", "float64", "float16"]
+from golden_format import DTYPES as GOLDEN_DTYPES, fmt_values as values_of
 
-
-def fmt_value(x, dtype):
-    if dtype.kind == "b":
-        return "1" if x else "0"
-    if dtype.kind == "f":
-        return repr(float(x))
-    return str(int(x))
-
-
-def values_of(a):
-    vals = ",".join(fmt_value(x, a.dtype) for x in a.ravel(order="C"))
-    return vals if vals else "-"
+# The goldens' dtypes and float16, which .npy files carry as '<f2'.
+DTYPES = GOLDEN_DTYPES + ["float16"]
 
 
 def base(dtype, shape):
