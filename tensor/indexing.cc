@@ -225,16 +225,13 @@ absl::StatusOr<Tensor> take(const Tensor& t, const Tensor& indices,
   if (!t.valid()) return absl::InvalidArgumentError("take from an empty handle");
   auto src = Contiguous(t);
   if (!src.ok()) return src.status();
-  int a = 0;
-  Shape in_shape = src->shape();
   // A 0-d tensor is taken from as one of shape (1,), also with an axis (0
-  // or -1): NumPy's PyArray_CheckAxis ravels it first.
-  if (!axis.has_value() || t.ndim() == 0) in_shape = Shape{src->size()};
-  if (axis.has_value()) {
-    auto na = NormalizeAxis(*axis, static_cast<int>(in_shape.size()));
-    if (!na.ok()) return na.status();
-    a = *na;
-  }
+  // or -1): NumPy's PyArray_CheckAxis ravels it first. `src` is contiguous,
+  // so the flattened operand is a view of it.
+  auto operand = internal::FlattenOrNormalizeAxisRavelingZeroD(*src, axis);
+  if (!operand.ok()) return operand.status();
+  const Shape& in_shape = operand->tensor.shape();
+  const int a = operand->axis;
   const int64_t extent = in_shape[a];
   auto idx = ResolveIndices(indices, extent, a, mode);
   if (!idx.ok()) return idx.status();

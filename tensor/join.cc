@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
+#include "tensor/internal/along_axis.h"
 #include "tensor/internal/thread_pool.h"
 #include "tensor/view.h"
 
@@ -329,26 +330,22 @@ absl::StatusOr<Tensor> repeat(const Tensor& t,
                               absl::Span<const int64_t> repeats,
                               std::optional<int> axis, Allocator* allocator) {
   if (!t.valid()) return absl::InvalidArgumentError("repeat: empty handle");
-  if (!axis.has_value()) {
-    auto f = Flat(t);
-    if (!f.ok()) return f.status();
-    return repeat(*f, repeats, 0, allocator);
-  }
-  const int nd = std::max(t.ndim(), 1);
-  auto a = NormalizeAxis(*axis, nd);
-  if (!a.ok()) return a.status();
-  Tensor src = t;
-  if (t.ndim() == 0) src = *reshape(t, {1});
+  // NumPy's PyArray_CheckAxis: no axis repeats the flattened tensor, and a
+  // 0-d tensor is one of shape (1,), also with axis 0 or -1.
+  auto operand = internal::FlattenOrNormalizeAxisRavelingZeroD(t, axis);
+  if (!operand.ok()) return operand.status();
+  const int a = operand->axis;
+  Tensor src = operand->tensor;
   if (!src.c_contiguous()) {
     auto c = copy(src);
     if (!c.ok()) return c.status();
     src = *std::move(c);
   }
-  const int64_t n = src.shape(*a);
+  const int64_t n = src.shape(a);
   if (repeats.size() != 1 && static_cast<int64_t>(repeats.size()) != n) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "repeat: %d repeats for axis %d of extent %d (need 1 or %d)",
-        repeats.size(), *a, n, n));
+        repeats.size(), a, n, n));
   }
   int64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -366,13 +363,13 @@ absl::StatusOr<Tensor> repeat(const Tensor& t,
         "repeats may not contain negative values (%d)", repeats[0]));
   }
   Shape shape = src.shape();
-  shape[*a] = total;
+  shape[a] = total;
   auto out = empty(shape, src.dtype(), allocator);
   if (!out.ok() || out->size() == 0) return out;
   const int64_t outer =
-      Product(absl::MakeConstSpan(src.shape()).subspan(0, *a));
+      Product(absl::MakeConstSpan(src.shape()).subspan(0, a));
   const size_t inner = static_cast<size_t>(
-      Product(absl::MakeConstSpan(src.shape()).subspan(*a + 1)) *
+      Product(absl::MakeConstSpan(src.shape()).subspan(a + 1)) *
       static_cast<int64_t>(src.itemsize()));
   const char* in = static_cast<const char*>(src.data());
   char* dst = static_cast<char*>(out->mutable_data());
