@@ -48,8 +48,11 @@
 //     page: retiring at once re-carved W1's pages every batch), a segment whose
 //     last page goes is unmapped (one empty one is kept), and free slots and
 //     cached mappings that stayed free for the purge delay (10 ms) get
-//     MADV_DONTNEED. Transparent huge pages are advised for mappings of
-//     4 MiB and more.
+//     MADV_DONTNEED. Transparent huge pages (MADV_HUGEPAGE) are advised for
+//     huge mappings of 4 MiB and more and for every segment of a heap after
+//     its first: a heap past 4 MiB faults its memory in 2 MiB pages (one
+//     fault instead of 512, and TLB reach for a large live set), while a
+//     small program or thread keeps small pages and a small RSS.
 //   * A thread's heap outlives the thread: at exit it is abandoned, other
 //     threads' frees keep landing in it, any thread's slow path collects one
 //     abandoned heap now and then (frees its empty pages and segments), and

@@ -8,9 +8,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <random>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -30,6 +35,23 @@ TesseraMalloc& M() { return GlobalTesseraMalloc(); }
 void ExpectIntact() {
   absl::Status status = M().CheckIntegrity();
   ASSERT_TRUE(status.ok()) << status;
+}
+
+// The `VmFlags:` line of the mapping that holds `p` (from /proc/self/smaps),
+// with a space after its last flag, or "" when no mapping holds it.
+std::string VmFlagsOf(const void* p) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long lo = 0, hi = 0;  // NOLINT(runtime/int): sscanf's %lx
+    if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2) {
+      inside = lo <= a && a < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line + " ";
+    }
+  }
+  return "";
 }
 
 TEST(TesseraMallocTest, EverySizeClassAndHugeSizeRoundTripsWithItsBytes) {
@@ -311,6 +333,39 @@ TEST(TesseraMallocTest, BlocksOfAnExitedThreadAreFreedByOthersAndItsHeapAdopted)
   TesseraMalloc::Collect(true);
   absl::Status all = M().CheckAllHeaps();
   EXPECT_TRUE(all.ok()) << all;
+}
+
+// A new thread fills three segments of its new heap with 200 KiB blocks;
+// exits 0 when only the later ones are advised MADV_HUGEPAGE ("hg").
+void CheckHugePageAdviceAndExit() {
+  std::string first;
+  std::string later;
+  std::thread thread([&] {
+    constexpr size_t kBytes = size_t{200} << 10;
+    std::vector<void*> blocks;
+    std::set<uintptr_t> segments;
+    while (segments.size() < 3 && blocks.size() < 1000) {
+      blocks.push_back(M().Allocate(kBytes));
+      segments.insert(reinterpret_cast<uintptr_t>(blocks.back()) >> 22);
+    }
+    first = VmFlagsOf(blocks.front());  // the heap's first segment
+    later = VmFlagsOf(blocks.back());   // its third
+    for (void* p : blocks) M().Deallocate(p, kBytes);
+  });
+  thread.join();
+  const bool ok = !first.empty() && first.find(" hg ") == std::string::npos &&
+                  later.find(" hg ") != std::string::npos;
+  std::fprintf(stderr, "first segment [%s], third [%s]\n", first.c_str(),
+               later.c_str());
+  std::exit(ok ? 0 : 1);
+}
+
+// In a fresh process (the death test re-executes the binary), so the thread
+// gets a new heap rather than adopting one that already has segments.
+TEST(TesseraMallocDeathTest, AHeapAdvisesHugePagesFromItsSecondSegmentOn) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(CheckHugePageAdviceAndExit(), ::testing::ExitedWithCode(0),
+              "first segment");
 }
 
 TEST(TesseraMallocTest, FreedMemoryIsPurgedAndSegmentsReturned) {
