@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <new>
 
-#include "alloc/malloc/internal/engine.h"
+#include "alloc/malloc/internal/fast_paths.h"
 
 namespace mi = tessera::malloc_internal;
 
@@ -45,7 +45,8 @@ __attribute__((constructor)) void RegisterForkHandlers() {
   pthread_atfork(&mi::ForkPrepare, &mi::ForkParent, &mi::ForkChild);
 }
 
-void* NewOrThrow(size_t bytes, size_t alignment) {
+// Out of line: a failed or aligned operator new.
+__attribute__((noinline)) void* NewOrThrowSlow(size_t bytes, size_t alignment) {
   for (;;) {
     void* p = alignment <= 16 ? mi::Allocate<kCounting>(bytes)
                               : AlignedOrNull(bytes, alignment);
@@ -54,6 +55,15 @@ void* NewOrThrow(size_t bytes, size_t alignment) {
     if (handler == nullptr) throw std::bad_alloc();
     handler();
   }
+}
+
+// operator new: the fast path inline, like malloc's.
+inline void* NewOrThrow(size_t bytes, size_t alignment) {
+  if (TM_LIKELY(alignment <= 16)) {
+    void* p = mi::AllocateInline<kCounting>(bytes);
+    if (TM_LIKELY(p != nullptr)) return p;
+  }
+  return NewOrThrowSlow(bytes, alignment);
 }
 
 void* NewOrNull(size_t bytes, size_t alignment) noexcept {
@@ -74,9 +84,12 @@ extern "C" {
 // up with dlsym to know Tessera malloc is the process's malloc.
 TESSERA_EXPORT const char* tessera_malloc_version() { return "tessera_malloc 1"; }
 
-TESSERA_EXPORT void* malloc(size_t bytes) { return mi::Allocate<kCounting>(bytes); }
+// malloc and free are the engine's fast paths themselves (fast_paths.h).
+TESSERA_EXPORT void* malloc(size_t bytes) {
+  return mi::AllocateInline<kCounting>(bytes);
+}
 
-TESSERA_EXPORT void free(void* ptr) { mi::Free<kCounting>(ptr); }
+TESSERA_EXPORT void free(void* ptr) { mi::FreeInline<kCounting>(ptr); }
 
 TESSERA_EXPORT void* calloc(size_t count, size_t size) {
   size_t bytes;
@@ -149,7 +162,7 @@ TESSERA_EXPORT size_t malloc_usable_size(void* ptr) {
 
 // C23.
 TESSERA_EXPORT void free_sized(void* ptr, size_t bytes) {
-  mi::FreeSized<kCounting>(ptr, bytes, 16);
+  mi::FreeSizedInline<kCounting>(ptr, bytes);
 }
 
 TESSERA_EXPORT void free_aligned_sized(void* ptr, size_t alignment,
@@ -184,25 +197,29 @@ TESSERA_EXPORT void* operator new[](size_t n, std::align_val_t a,
   return NewOrNull(n, static_cast<size_t>(a));
 }
 
-TESSERA_EXPORT void operator delete(void* p) noexcept { mi::Free<kCounting>(p); }
-TESSERA_EXPORT void operator delete[](void* p) noexcept { mi::Free<kCounting>(p); }
+TESSERA_EXPORT void operator delete(void* p) noexcept {
+  mi::FreeInline<kCounting>(p);
+}
+TESSERA_EXPORT void operator delete[](void* p) noexcept {
+  mi::FreeInline<kCounting>(p);
+}
 TESSERA_EXPORT void operator delete(void* p, const std::nothrow_t&) noexcept {
-  mi::Free<kCounting>(p);
+  mi::FreeInline<kCounting>(p);
 }
 TESSERA_EXPORT void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  mi::Free<kCounting>(p);
+  mi::FreeInline<kCounting>(p);
 }
 TESSERA_EXPORT void operator delete(void* p, size_t n) noexcept {
-  mi::FreeSized<kCounting>(p, n, 16);
+  mi::FreeSizedInline<kCounting>(p, n);
 }
 TESSERA_EXPORT void operator delete[](void* p, size_t n) noexcept {
-  mi::FreeSized<kCounting>(p, n, 16);
+  mi::FreeSizedInline<kCounting>(p, n);
 }
 TESSERA_EXPORT void operator delete(void* p, std::align_val_t a) noexcept {
-  mi::Free<kCounting>(p);
+  mi::FreeInline<kCounting>(p);
 }
 TESSERA_EXPORT void operator delete[](void* p, std::align_val_t a) noexcept {
-  mi::Free<kCounting>(p);
+  mi::FreeInline<kCounting>(p);
 }
 TESSERA_EXPORT void operator delete(void* p, size_t n,
                                     std::align_val_t a) noexcept {
@@ -214,9 +231,9 @@ TESSERA_EXPORT void operator delete[](void* p, size_t n,
 }
 TESSERA_EXPORT void operator delete(void* p, std::align_val_t a,
                                     const std::nothrow_t&) noexcept {
-  mi::Free<kCounting>(p);
+  mi::FreeInline<kCounting>(p);
 }
 TESSERA_EXPORT void operator delete[](void* p, std::align_val_t a,
                                       const std::nothrow_t&) noexcept {
-  mi::Free<kCounting>(p);
+  mi::FreeInline<kCounting>(p);
 }

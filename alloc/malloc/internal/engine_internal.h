@@ -13,7 +13,10 @@
 //   huge.cc       blocks above 256 KiB: the registry, the cache, mremap
 //   lifecycle.cc  purging, collecting, thread exit, fork, statistics
 //   integrity.cc  the invariants of tessera_malloc.h, checked
-//   engine.cc     the fast paths and the entry points of engine.h
+//   fast_paths.h  the allocation and free fast paths, inline (engine.cc and
+//                 the malloc override compile them)
+//   engine.cc     the entry points of engine.h, the fast paths' out-of-line
+//                 parts
 // libc only, like all of the engine (see engine.h).
 
 #ifndef TESSERA_ALLOC_MALLOC_INTERNAL_ENGINE_INTERNAL_H_
