@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "alloc/pool/internal/violation_recorder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -41,35 +42,7 @@ bool IsAligned(const void* ptr, size_t alignment) {
 }
 
 // Records contract violations instead of aborting, for the duration of a test.
-struct RecordedViolation {
-  std::string allocator;
-  ContractViolation violation;
-  const void* ptr;
-};
-std::vector<RecordedViolation>* g_violations = nullptr;
-
-class ViolationRecorder {
- public:
-  ViolationRecorder() {
-    g_violations = &violations_;
-    previous_ = SetContractViolationHandler(
-        [](absl::string_view name, ContractViolation violation,
-           const void* ptr, absl::string_view) {
-          g_violations->push_back({std::string(name), violation, ptr});
-        });
-  }
-  ~ViolationRecorder() {
-    SetContractViolationHandler(previous_);
-    g_violations = nullptr;
-  }
-  const std::vector<RecordedViolation>& violations() const {
-    return violations_;
-  }
-
- private:
-  std::vector<RecordedViolation> violations_;
-  ContractViolationHandler previous_;
-};
+using pool_internal::ViolationRecorder;
 
 SystemAllocatorOptions Tracked() {
   SystemAllocatorOptions options;
