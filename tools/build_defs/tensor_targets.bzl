@@ -88,7 +88,8 @@ def benchmark_with_numpy(name, srcs, deps, numpy_script = None):
         testonly = True,
         srcs = srcs,
         copts = TESSERA_COPTS,
-        data = [numpy_script] if numpy_script else [],
+        # With the timing the scripts share (numpy_timing.py, beside them).
+        data = [numpy_script, "numpy_timing.py"] if numpy_script else [],
         tags = ["benchmark"],
         deps = deps + ["@com_github_google_benchmark//:benchmark"],
     )
