@@ -4,6 +4,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -417,13 +418,10 @@ TEST(AlignedAllocatorTest, ZeroedRequestReusesADirtyBigBlockAndReadsAllZero) {
     if (kSystemThreadCacheEnabled && bytes < (size_t{4} << 20)) {
       EXPECT_EQ(zeroed, dirty) << bytes;
     }
-    size_t first_nonzero = bytes;
-    for (size_t i = 0; i < bytes; ++i) {
-      if (zeroed[i] != 0) {
-        first_nonzero = i;
-        break;
-      }
-    }
+    const size_t first_nonzero = static_cast<size_t>(
+        std::find_if(zeroed, zeroed + bytes,
+                     [](unsigned char c) { return c != 0; }) -
+        zeroed);
     EXPECT_EQ(first_nonzero, bytes) << bytes;
     allocator.Deallocate(zeroed, bytes);
   }
