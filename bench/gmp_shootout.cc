@@ -18,9 +18,7 @@
 // time over every repetition of every round. `!` marks a spread
 // (max - min) / median above 10%.
 
-#include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,8 +44,7 @@
 #include "absl/strings/str_split.h"
 #include "bench/shootout/catalog.h"
 #include "bench/shootout/json.h"
-
-extern char** environ;
+#include "bench/shootout/spawn.h"
 
 ABSL_FLAG(std::string, subjects, "",
           "comma-separated subjects (default: all whose library is installed)");
@@ -145,45 +142,11 @@ absl::StatusOr<std::string> Run(const std::string& program,
                                 std::vector<std::string> args,
                                 const std::string& preload,
                                 const std::string& stderr_path) {
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (!absl::StartsWith(*e, "LD_PRELOAD=")) env.push_back(*e);
-  }
-  if (!preload.empty()) env.push_back("LD_PRELOAD=" + preload);
-  std::vector<char*> envp;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return absl::InternalError("pipe failed");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO,
-                                   stderr_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid;
-  const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr,
-                             argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return absl::InternalError(
-        absl::StrCat("cannot start ", program, ": ", std::strerror(rc)));
-  }
   std::string output;
-  char buffer[4096];
-  ssize_t got;
-  while ((got = read(fds[0], buffer, sizeof buffer)) > 0) {
-    output.append(buffer, got);
-  }
-  close(fds[0]);
   int status = 0;
-  waitpid(pid, &status, 0);
+  const absl::Status spawned = shootout::Spawn(
+      program, std::move(args), preload, &output, &status, stderr_path);
+  if (!spawned.ok()) return spawned;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string error;
     for (absl::string_view line : absl::StrSplit(output, '\n')) {

@@ -21,7 +21,8 @@
 //     AllocatorStats with the harness's model of them (`StatsModel`, which
 //     counts each call as the harness makes it: `NoteAllocation`, ...);
 //   * the tracked MallocAllocator harnesses use as an upstream allocator or
-//     block source, and the check that it holds nothing at the end;
+//     block source, and the check that it holds nothing once the allocator
+//     under test is destroyed (`DestroyAndCheckNothingLive`);
 //   * creating the allocator under test and checking that bad options are
 //     rejected (`CreatedOrDie`, `CheckInvalidArgument`);
 //   * the ops every harness over the Allocator interface shares, dispatched
@@ -345,6 +346,21 @@ inline void CheckLiveBlocks(const SystemAllocator& allocator,
   TESSERA_FUZZ_CHECK(live == expected, "%s: %s holds %llu blocks, model %llu",
                      when, owner, static_cast<unsigned long long>(live),
                      static_cast<unsigned long long>(expected));
+}
+
+// Destroys the allocator under test (`allocator`), then checks that nothing
+// it took from `upstream` (and from `block_source`, when not null) is still
+// live there.
+template <typename T>
+void DestroyAndCheckNothingLive(std::unique_ptr<T>& allocator,
+                                const SystemAllocator& upstream,
+                                const SystemAllocator* block_source,
+                                const char* when) {
+  allocator.reset();
+  CheckLiveBlocks(upstream, 0, "upstream", when);
+  if (block_source != nullptr) {
+    CheckLiveBlocks(*block_source, 0, "block source", when);
+  }
 }
 
 // ---- Creating the allocator under test. ----

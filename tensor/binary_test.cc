@@ -28,8 +28,11 @@ std::string Message(const absl::Status& status) {
   return std::string(status.message());
 }
 
-// Reference through an independent path: broadcast views read with item().
-std::vector<double> ReferenceAdd(const Tensor& a, const Tensor& b) {
+// Reference through an independent path: broadcast views read with item(),
+// op(a, b) of each pair of elements in C order.
+template <typename Op>
+std::vector<double> ReferenceElementwise(const Tensor& a, const Tensor& b,
+                                         Op op) {
   auto shape = *BroadcastShapes(a.shape(), b.shape());
   auto ba = *broadcast_to(a, shape);
   auto bb = *broadcast_to(b, shape);
@@ -37,13 +40,17 @@ std::vector<double> ReferenceAdd(const Tensor& a, const Tensor& b) {
   Shape index(shape.size(), 0);
   const int64_t size = ba.size();
   for (int64_t n = 0; n < size; ++n) {
-    out.push_back(*ba.item<double>(index) + *bb.item<double>(index));
+    out.push_back(op(*ba.item<double>(index), *bb.item<double>(index)));
     for (int k = static_cast<int>(shape.size()) - 1; k >= 0; --k) {
       if (++index[k] < shape[k]) break;
       index[k] = 0;
     }
   }
   return out;
+}
+
+std::vector<double> ReferenceAdd(const Tensor& a, const Tensor& b) {
+  return ReferenceElementwise(a, b, [](double x, double y) { return x + y; });
 }
 
 TEST(BinaryTest, RowPlusColumnBroadcasts) {
@@ -118,20 +125,7 @@ TEST(BinaryTest, TransposedOperandIsReadInLogicalOrder) {
 
 // Reference for subtract (not commutative) read through item().
 std::vector<double> ReferenceSubtract(const Tensor& a, const Tensor& b) {
-  auto shape = *BroadcastShapes(a.shape(), b.shape());
-  auto ba = *broadcast_to(a, shape);
-  auto bb = *broadcast_to(b, shape);
-  std::vector<double> out;
-  Shape index(shape.size(), 0);
-  const int64_t size = ba.size();
-  for (int64_t n = 0; n < size; ++n) {
-    out.push_back(*ba.item<double>(index) - *bb.item<double>(index));
-    for (int k = static_cast<int>(shape.size()) - 1; k >= 0; --k) {
-      if (++index[k] < shape[k]) break;
-      index[k] = 0;
-    }
-  }
-  return out;
+  return ReferenceElementwise(a, b, [](double x, double y) { return x - y; });
 }
 
 // `shape` filled with 0, 1, 2, ... laid out in reverse axis order: the

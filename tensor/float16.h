@@ -108,30 +108,37 @@ inline uint16_t RoundMagnitude(Bits a) {
   return static_cast<uint16_t>(h);
 }
 
+// The binary16 bits of the float or double whose bits are `x` (Bits is
+// uint32_t or uint64_t): the sign kept; a NaN stays NaN (quiet, its top
+// payload bits kept), an infinity infinite; the rest RoundMagnitude.
+template <typename Bits, int kMantissaBits, int kExponentBias>
+inline uint16_t NarrowToFloat16Bits(Bits x) {
+  constexpr int kSignShift = static_cast<int>(sizeof(Bits)) * 8 - 16;
+  constexpr Bits kMagnitude = ~Bits{0} >> 1;
+  constexpr Bits kInfinity =  // every exponent bit set, mantissa zero
+      kMagnitude & ~((Bits{1} << kMantissaBits) - 1);
+  const uint16_t sign = static_cast<uint16_t>((x >> kSignShift) & 0x8000u);
+  const Bits a = x & kMagnitude;
+  if (a >= kInfinity) {
+    if (a == kInfinity) return sign | 0x7C00u;
+    return static_cast<uint16_t>(sign | 0x7E00u |
+                                 ((a >> (kMantissaBits - 10)) & 0x3FFu));
+  }
+  return sign | RoundMagnitude<Bits, kMantissaBits, kExponentBias>(a);
+}
+
 }  // namespace float16_internal
 
 inline uint16_t FloatToFloat16Bits(float f) {
   uint32_t x;
   std::memcpy(&x, &f, sizeof(x));
-  const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
-  const uint32_t a = x & 0x7FFFFFFFu;
-  if (a >= 0x7F800000u) {
-    if (a == 0x7F800000u) return sign | 0x7C00u;
-    return static_cast<uint16_t>(sign | 0x7E00u | ((a >> 13) & 0x3FFu));
-  }
-  return sign | float16_internal::RoundMagnitude<uint32_t, 23, 127>(a);
+  return float16_internal::NarrowToFloat16Bits<uint32_t, 23, 127>(x);
 }
 
 inline uint16_t DoubleToFloat16Bits(double d) {
   uint64_t x;
   std::memcpy(&x, &d, sizeof(x));
-  const uint16_t sign = static_cast<uint16_t>((x >> 48) & 0x8000u);
-  const uint64_t a = x & 0x7FFFFFFFFFFFFFFFull;
-  if (a >= 0x7FF0000000000000ull) {
-    if (a == 0x7FF0000000000000ull) return sign | 0x7C00u;
-    return static_cast<uint16_t>(sign | 0x7E00u | ((a >> 42) & 0x3FFu));
-  }
-  return sign | float16_internal::RoundMagnitude<uint64_t, 52, 1023>(a);
+  return float16_internal::NarrowToFloat16Bits<uint64_t, 52, 1023>(x);
 }
 
 inline float ToFloat(Float16 h) { return Float16BitsToFloat(h.bits); }

@@ -5,6 +5,7 @@ other tenants of the machine)."""
 import time
 
 import numpy as np
+from numpy_timing import median_per_call
 
 
 def values(n, dtype):
@@ -16,13 +17,7 @@ def values(n, dtype):
 def timed(fn, n):
     # Enough calls for ~0.1 s, 5 rounds, median ns per call.
     calls = max(1, int(2e7 // max(n, 1000)) // 10)
-    rounds = []
-    for _ in range(5):
-        start = time.process_time_ns()
-        for _ in range(calls):
-            fn()
-        rounds.append((time.process_time_ns() - start) / calls)
-    return sorted(rounds)[2]
+    return median_per_call(fn, calls, time.process_time_ns)
 
 
 def cases(n):

@@ -5,9 +5,8 @@ random mask (half true) and np.take of 1e6 random indices, CPU time per call.
   /usr/bin/python3 tensor/indexing_benchmark_numpy.py
 Median of 5 rounds.
 """
-import time
-
 import numpy as np
+from numpy_timing import median_per_call
 
 N = 1_000_000
 rng = np.random.default_rng(1)
@@ -17,11 +16,5 @@ idx = rng.integers(0, N, size=N).astype(np.int64)
 
 for name, fn in (("masked_select", lambda: t[mask]),
                  ("take", lambda: np.take(t, idx))):
-    rounds = []
-    for _ in range(5):
-        start = time.process_time()
-        for _ in range(50):
-            fn()
-        rounds.append((time.process_time() - start) / 50)
-    rounds.sort()
-    print("%-14s float32 n=%d %12.1f ns" % (name, N, rounds[2] * 1e9))
+    print("%-14s float32 n=%d %12.1f ns" %
+          (name, N, median_per_call(fn, 50) * 1e9))

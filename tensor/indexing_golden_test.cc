@@ -29,8 +29,7 @@ IndexMode ModeOf(const std::string& name) {
 absl::StatusOr<Tensor> RunCase(std::map<std::string, std::string>& in,
                            const Tensor& a, const Tensor& idx,
                            const Tensor& values) {
-  std::optional<int> axis;
-  if (in["axis"] != "none") axis = std::stoi(in["axis"]);
+  const std::optional<int> axis = golden::ParseAxis(in["axis"]);
   const std::string& op = in["op"];
   const IndexMode mode = ModeOf(in["mode"]);
   if (op == "take") return take(a, idx, axis, mode);
@@ -51,30 +50,25 @@ absl::StatusOr<Tensor> RunCase(std::map<std::string, std::string>& in,
 }
 
 TEST(IndexingGoldenTest, EveryCaseMatchesNumPy) {
-  const auto lines =
-      golden::ReadGoldenLines("tensor/testdata/indexing_golden.txt");
-  ASSERT_GT(lines.size(), 250u) << "golden file missing or truncated";
   int errors = 0;
-  for (const std::string& line : lines) {
-    std::map<std::string, std::string> in, out;
-    ASSERT_TRUE(golden::SplitCase(line, &in, &out)) << line;
-    auto a = golden::ParseTensor(in["dtype"], in["shape"], in["values"]);
-    auto idx = golden::ParseTensor(in["idtype"], in["ishape"], in["ivalues"]);
-    auto values =
-        golden::ParseTensor(in["vdtype"], in["vshape"], in["vvalues"]);
-    ASSERT_TRUE(a.ok() && idx.ok() && values.ok()) << line;
-    absl::StatusOr<Tensor> r = RunCase(in, *a, *idx, *values);
-    if (out.count("error")) {
-      ++errors;
-      EXPECT_EQ(golden::NumPyErrorMismatch(r.status()), "") << line;
-      continue;
-    }
-    ASSERT_TRUE(r.ok()) << r.status() << "\n" << line;
-    EXPECT_EQ(golden::CompareWithGolden(*r, out["dtype"], out["shape"],
-                                        out["values"], 0.0),
-              "")
-        << line.substr(0, 300);
-  }
+  ASSERT_NO_FATAL_FAILURE(golden::ForEachCase(
+      "tensor/testdata/indexing_golden.txt", 250,
+      [&](const std::string& line, golden::FieldMap& in,
+          golden::FieldMap& out) {
+        auto a = golden::ParseTensor(in["dtype"], in["shape"], in["values"]);
+        auto idx =
+            golden::ParseTensor(in["idtype"], in["ishape"], in["ivalues"]);
+        auto values =
+            golden::ParseTensor(in["vdtype"], in["vshape"], in["vvalues"]);
+        ASSERT_TRUE(a.ok() && idx.ok() && values.ok()) << line;
+        absl::StatusOr<Tensor> r = RunCase(in, *a, *idx, *values);
+        if (out.count("error")) {
+          ++errors;
+          EXPECT_EQ(golden::NumPyErrorMismatch(r.status()), "") << line;
+          return;
+        }
+        golden::ExpectNumPyResult(r, out, 0.0, line, line.substr(0, 300));
+      }));
   EXPECT_GT(errors, 25);
 }
 

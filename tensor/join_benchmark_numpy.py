@@ -8,17 +8,11 @@ Median of 5 rounds.
 import time
 
 import numpy as np
+from numpy_timing import median_per_call
 
 
 def median_time(fn, calls):
-    rounds = []
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        rounds.append((time.perf_counter() - start) / calls)
-    rounds.sort()
-    return rounds[2]
+    return median_per_call(fn, calls, time.perf_counter)
 
 
 for n in (1000, 10_000_000):

@@ -34,8 +34,7 @@ std::vector<int64_t> Ints(const std::string& text) {
 absl::StatusOr<std::vector<Tensor>> RunJoinOp(std::map<std::string, std::string>& in,
                                         const std::vector<Tensor>& inputs) {
   const std::string op = in["op"];
-  std::optional<int> axis;
-  if (in["axis"] != "none") axis = std::stoi(in["axis"]);
+  const std::optional<int> axis = golden::ParseAxis(in["axis"]);
   const std::string param = in["param"];
   auto one = [](absl::StatusOr<Tensor> t) -> absl::StatusOr<std::vector<Tensor>> {
     if (!t.ok()) return t.status();
@@ -72,37 +71,37 @@ absl::StatusOr<std::vector<Tensor>> RunJoinOp(std::map<std::string, std::string>
 }
 
 TEST(JoinGoldenTest, EveryCaseMatchesNumPy) {
-  const auto lines = golden::ReadGoldenLines("tensor/testdata/join_golden.txt");
-  ASSERT_GT(lines.size(), 100u) << "golden file missing or truncated";
   int errors = 0;
-  for (const std::string& line : lines) {
-    std::map<std::string, std::string> in, out;
-    ASSERT_TRUE(golden::SplitCase(line, &in, &out)) << line;
-    std::vector<Tensor> inputs;
-    for (int i = 0; i < std::stoi(in["n"]); ++i) {
-      const std::string k = std::to_string(i);
-      auto t = golden::ParseTensor(in["dtype" + k], in["shape" + k],
-                                   in["values" + k]);
-      ASSERT_TRUE(t.ok()) << t.status() << "\n" << line;
-      inputs.push_back(*std::move(t));
-    }
-    auto r = RunJoinOp(in, inputs);
-    if (out.count("error")) {
-      ++errors;
-      EXPECT_EQ(golden::NumPyErrorMismatch(r.status()), "") << line;
-      continue;
-    }
-    ASSERT_TRUE(r.ok()) << r.status() << "\n" << line;
-    ASSERT_EQ(static_cast<int>(r->size()), std::stoi(out["count"])) << line;
-    for (size_t j = 0; j < r->size(); ++j) {
-      const std::string k = std::to_string(j);
-      EXPECT_EQ(golden::CompareWithGolden((*r)[j], out["dtype" + k],
-                                          out["shape" + k], out["values" + k],
-                                          0.0),
-                "")
-          << "output " << j << " of " << line;
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(golden::ForEachCase(
+      "tensor/testdata/join_golden.txt", 100,
+      [&](const std::string& line, golden::FieldMap& in,
+          golden::FieldMap& out) {
+        std::vector<Tensor> inputs;
+        for (int i = 0; i < std::stoi(in["n"]); ++i) {
+          const std::string k = std::to_string(i);
+          auto t = golden::ParseTensor(in["dtype" + k], in["shape" + k],
+                                       in["values" + k]);
+          ASSERT_TRUE(t.ok()) << t.status() << "\n" << line;
+          inputs.push_back(*std::move(t));
+        }
+        auto r = RunJoinOp(in, inputs);
+        if (out.count("error")) {
+          ++errors;
+          EXPECT_EQ(golden::NumPyErrorMismatch(r.status()), "") << line;
+          return;
+        }
+        ASSERT_TRUE(r.ok()) << r.status() << "\n" << line;
+        ASSERT_EQ(static_cast<int>(r->size()), std::stoi(out["count"]))
+            << line;
+        for (size_t j = 0; j < r->size(); ++j) {
+          const std::string k = std::to_string(j);
+          EXPECT_EQ(golden::CompareWithGolden((*r)[j], out["dtype" + k],
+                                              out["shape" + k],
+                                              out["values" + k], 0.0),
+                    "")
+              << "output " << j << " of " << line;
+        }
+      }));
   EXPECT_GT(errors, 10);
 }
 

@@ -9,6 +9,7 @@ import os
 import time
 
 import numpy as np
+from numpy_timing import median_per_call
 
 N = 100_000_000
 PATH = "/tmp/tessera_npy_bench.npy"
@@ -18,14 +19,7 @@ if not os.path.exists(PATH) or os.path.getsize(PATH) != 128 + 4 * N:
 
 
 def median_time(fn, calls):
-    rounds = []
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        rounds.append((time.perf_counter() - start) / calls)
-    rounds.sort()
-    return rounds[2]
+    return median_per_call(fn, calls, time.perf_counter)
 
 
 load = median_time(lambda: np.load(PATH), 3)

@@ -63,55 +63,54 @@ Tensor SortStretches(const Tensor& p, int axis, std::vector<int64_t> kth) {
 }
 
 TEST(PartitionGoldenTest, EveryStretchHoldsTheSortedElements) {
-  const auto lines =
-      golden::ReadGoldenLines("tensor/testdata/partition_golden.txt");
-  ASSERT_GT(lines.size(), 140u) << "golden file missing or truncated";
   int errors = 0;
-  for (const std::string& line : lines) {
-    std::map<std::string, std::string> in, out;
-    ASSERT_TRUE(golden::SplitCase(line, &in, &out)) << line;
-    auto t = golden::ParseTensor(in["dtype"], in["shape"], in["values"]);
-    ASSERT_TRUE(t.ok()) << t.status() << "\n" << line;
-    std::optional<int> axis;
-    if (in["axis"] != "none") axis = std::stoi(in["axis"]);
-    std::vector<int64_t> kth;
-    for (absl::string_view k : absl::StrSplit(in["kth"], ',')) {
-      int64_t v;
-      ASSERT_TRUE(absl::SimpleAtoi(k, &v)) << line;
-      kth.push_back(v);
-    }
-    const bool arg = in["op"] == "argpartition";
-    absl::StatusOr<Tensor> r =
-        arg ? argpartition(*t, kth, axis) : partition(*t, kth, axis);
-    if (out.count("error")) {
-      ++errors;
-      EXPECT_EQ(golden::NumPyErrorMismatch(r.status()), "") << line;
-      continue;
-    }
-    ASSERT_TRUE(r.ok()) << r.status() << "\n" << line;
-    Tensor source = axis.has_value() ? *t : *ravel(*t);
-    const int a = axis.has_value() ? (*axis < 0 ? *axis + t->ndim() : *axis)
-                                   : 0;
-    Tensor values = *r;
-    if (arg) {
-      ASSERT_EQ(r->dtype(), DType::kInt64) << line;
-      ASSERT_EQ(a, source.ndim() - 1) << "argpartition cases use the last axis";
-      auto gathered = GatherLastAxis(source, *r);
-      ASSERT_TRUE(gathered.ok()) << gathered.status() << "\n" << line;
-      values = *gathered;
-    }
-    if (values.size() == 0) {
-      EXPECT_EQ(golden::CompareWithGolden(values, out["dtype"], out["shape"],
-                                          out["values"], 0.0),
-                "");
-      continue;
-    }
-    EXPECT_EQ(golden::CompareWithGolden(SortStretches(values, a, kth),
-                                        out["dtype"], out["shape"],
-                                        out["values"], 0.0),
-              "")
-        << line.substr(0, 300);
-  }
+  ASSERT_NO_FATAL_FAILURE(golden::ForEachCase(
+      "tensor/testdata/partition_golden.txt", 140,
+      [&](const std::string& line, golden::FieldMap& in,
+          golden::FieldMap& out) {
+        auto t = golden::ParseTensor(in["dtype"], in["shape"], in["values"]);
+        ASSERT_TRUE(t.ok()) << t.status() << "\n" << line;
+        const std::optional<int> axis = golden::ParseAxis(in["axis"]);
+        std::vector<int64_t> kth;
+        for (absl::string_view k : absl::StrSplit(in["kth"], ',')) {
+          int64_t v;
+          ASSERT_TRUE(absl::SimpleAtoi(k, &v)) << line;
+          kth.push_back(v);
+        }
+        const bool arg = in["op"] == "argpartition";
+        absl::StatusOr<Tensor> r =
+            arg ? argpartition(*t, kth, axis) : partition(*t, kth, axis);
+        if (out.count("error")) {
+          ++errors;
+          EXPECT_EQ(golden::NumPyErrorMismatch(r.status()), "") << line;
+          return;
+        }
+        ASSERT_TRUE(r.ok()) << r.status() << "\n" << line;
+        Tensor source = axis.has_value() ? *t : *ravel(*t);
+        const int a =
+            axis.has_value() ? (*axis < 0 ? *axis + t->ndim() : *axis) : 0;
+        Tensor values = *r;
+        if (arg) {
+          ASSERT_EQ(r->dtype(), DType::kInt64) << line;
+          ASSERT_EQ(a, source.ndim() - 1)
+              << "argpartition cases use the last axis";
+          auto gathered = GatherLastAxis(source, *r);
+          ASSERT_TRUE(gathered.ok()) << gathered.status() << "\n" << line;
+          values = *gathered;
+        }
+        if (values.size() == 0) {
+          EXPECT_EQ(golden::CompareWithGolden(values, out["dtype"],
+                                              out["shape"], out["values"],
+                                              0.0),
+                    "");
+          return;
+        }
+        EXPECT_EQ(golden::CompareWithGolden(SortStretches(values, a, kth),
+                                            out["dtype"], out["shape"],
+                                            out["values"], 0.0),
+                  "")
+            << line.substr(0, 300);
+      }));
   EXPECT_GT(errors, 30);
 }
 

@@ -45,29 +45,24 @@ absl::StatusOr<Tensor> RunReduction(const std::string& op, const Tensor& t,
 }
 
 TEST(ReduceGoldenTest, EveryCaseMatchesNumPy) {
-  const auto lines = golden::ReadGoldenLines("tensor/testdata/reduce_golden.txt");
-  ASSERT_GT(lines.size(), 3000u) << "golden file missing or truncated";
   int errors_expected = 0;
-  for (const std::string& line : lines) {
-    std::map<std::string, std::string> in, out;
-    ASSERT_TRUE(golden::SplitCase(line, &in, &out)) << line;
-    auto t = golden::ParseTensor(in["dtype"], in["shape"], in["values"]);
-    ASSERT_TRUE(t.ok()) << t.status() << "\n" << line;
-    auto r = RunReduction(in["op"], *t, in["axis"], in["keepdims"] == "1",
-                 std::stoll(in["ddof"]));
-    if (out.count("error")) {
-      ++errors_expected;
-      EXPECT_FALSE(r.ok()) << "NumPy raises for: " << line;
-      continue;
-    }
-    ASSERT_TRUE(r.ok()) << r.status() << "\n" << line;
-    // float32 sums may add in another order than NumPy's.
-    const double tolerance = out["dtype"] == "float32" ? 1e-5 : 1e-12;
-    EXPECT_EQ(golden::CompareWithGolden(*r, out["dtype"], out["shape"],
-                                         out["values"], tolerance),
-              "")
-        << line;
-  }
+  ASSERT_NO_FATAL_FAILURE(golden::ForEachCase(
+      "tensor/testdata/reduce_golden.txt", 3000,
+      [&](const std::string& line, golden::FieldMap& in,
+          golden::FieldMap& out) {
+        auto t = golden::ParseTensor(in["dtype"], in["shape"], in["values"]);
+        ASSERT_TRUE(t.ok()) << t.status() << "\n" << line;
+        auto r = RunReduction(in["op"], *t, in["axis"],
+                              in["keepdims"] == "1", std::stoll(in["ddof"]));
+        if (out.count("error")) {
+          ++errors_expected;
+          EXPECT_FALSE(r.ok()) << "NumPy raises for: " << line;
+          return;
+        }
+        // float32 sums may add in another order than NumPy's.
+        const double tolerance = out["dtype"] == "float32" ? 1e-5 : 1e-12;
+        golden::ExpectNumPyResult(r, out, tolerance, line, line);
+      }));
   EXPECT_GT(errors_expected, 0);
 }
 

@@ -20,37 +20,31 @@ namespace tessera {
 namespace {
 
 TEST(ScanGoldenTest, EveryCaseMatchesNumPy) {
-  const auto lines = golden::ReadGoldenLines("tensor/testdata/scan_golden.txt");
-  ASSERT_GT(lines.size(), 150u) << "golden file missing or truncated";
   int errors = 0;
-  for (const std::string& line : lines) {
-    std::map<std::string, std::string> in, out;
-    ASSERT_TRUE(golden::SplitCase(line, &in, &out)) << line;
-    auto t = golden::ParseTensor(in["dtype"], in["shape"], in["values"]);
-    ASSERT_TRUE(t.ok()) << t.status() << "\n" << line;
-    std::optional<int> axis;
-    if (in["axis"] != "none") axis = std::stoi(in["axis"]);
-    std::optional<DType> acc;
-    if (in["acc"] != "default") acc = *DTypeFromName(in["acc"]);
-    absl::StatusOr<Tensor> r;
-    if (in["op"] == "cumsum") {
-      r = cumsum(*t, axis, acc);
-    } else if (in["op"] == "cumprod") {
-      r = cumprod(*t, axis, acc);
-    } else {
-      r = diff(*t, std::stoll(in["n"]), axis.value_or(-1));
-    }
-    if (out.count("error")) {
-      ++errors;
-      EXPECT_EQ(golden::NumPyErrorMismatch(r.status()), "") << line;
-      continue;
-    }
-    ASSERT_TRUE(r.ok()) << r.status() << "\n" << line;
-    EXPECT_EQ(golden::CompareWithGolden(*r, out["dtype"], out["shape"],
-                                        out["values"], 0.0),
-              "")
-        << line.substr(0, 300);
-  }
+  ASSERT_NO_FATAL_FAILURE(golden::ForEachCase(
+      "tensor/testdata/scan_golden.txt", 150,
+      [&](const std::string& line, golden::FieldMap& in,
+          golden::FieldMap& out) {
+        auto t = golden::ParseTensor(in["dtype"], in["shape"], in["values"]);
+        ASSERT_TRUE(t.ok()) << t.status() << "\n" << line;
+        const std::optional<int> axis = golden::ParseAxis(in["axis"]);
+        std::optional<DType> acc;
+        if (in["acc"] != "default") acc = *DTypeFromName(in["acc"]);
+        absl::StatusOr<Tensor> r;
+        if (in["op"] == "cumsum") {
+          r = cumsum(*t, axis, acc);
+        } else if (in["op"] == "cumprod") {
+          r = cumprod(*t, axis, acc);
+        } else {
+          r = diff(*t, std::stoll(in["n"]), axis.value_or(-1));
+        }
+        if (out.count("error")) {
+          ++errors;
+          EXPECT_EQ(golden::NumPyErrorMismatch(r.status()), "") << line;
+          return;
+        }
+        golden::ExpectNumPyResult(r, out, 0.0, line, line.substr(0, 300));
+      }));
   EXPECT_GT(errors, 10);
 }
 

@@ -117,9 +117,8 @@ class Harness {
                        static_cast<unsigned long long>(s.live_buffers),
                        static_cast<unsigned long long>(s.cached_buffers),
                        static_cast<unsigned long long>(s.mapped_bytes));
-    cache_.reset();
-    fuzzing::CheckLiveBlocks(upstream_, 0, "upstream",
-                             "after destroying the cache");
+    fuzzing::DestroyAndCheckNothingLive(cache_, upstream_, nullptr,
+                                        "after destroying the cache");
   }
 
   // The rest is public for fuzzing::StepInterfaceOp and FreeEverything.

@@ -109,13 +109,10 @@ TEST_F(BufferCacheTest, ZeroedRequestAfterDirtyReuseReadsAllZero) {
     cache->Deallocate(dirty, bytes);
     auto* zeroed = static_cast<unsigned char*>(cache->AllocateZeroed(bytes));
     ASSERT_EQ(zeroed, dirty) << bytes;
-    size_t first_nonzero = bytes;
-    for (size_t i = 0; i < bytes; ++i) {
-      if (zeroed[i] != 0) {
-        first_nonzero = i;
-        break;
-      }
-    }
+    const size_t first_nonzero = static_cast<size_t>(
+        std::find_if(zeroed, zeroed + bytes,
+                     [](unsigned char c) { return c != 0; }) -
+        zeroed);
     EXPECT_EQ(first_nonzero, bytes) << bytes;
     cache->Deallocate(zeroed, bytes);
   }

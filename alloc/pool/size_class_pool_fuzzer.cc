@@ -103,11 +103,8 @@ class Harness {
                          static_cast<unsigned long long>(
                              pool_->class_pool(c).stats().blocks));
     }
-    pool_.reset();
-    fuzzing::CheckLiveBlocks(upstream_, 0, "upstream",
-                             "after destroying the pool");
-    fuzzing::CheckLiveBlocks(block_source_, 0, "block source",
-                             "after destroying the pool");
+    fuzzing::DestroyAndCheckNothingLive(pool_, upstream_, &block_source_,
+                                        "after destroying the pool");
   }
 
   // The rest is public for fuzzing::StepInterfaceOp and FreeEverything.

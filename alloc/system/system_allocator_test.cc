@@ -4,6 +4,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "alloc/pool/internal/violation_recorder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -41,35 +43,7 @@ bool IsAligned(const void* ptr, size_t alignment) {
 }
 
 // Records contract violations instead of aborting, for the duration of a test.
-struct RecordedViolation {
-  std::string allocator;
-  ContractViolation violation;
-  const void* ptr;
-};
-std::vector<RecordedViolation>* g_violations = nullptr;
-
-class ViolationRecorder {
- public:
-  ViolationRecorder() {
-    g_violations = &violations_;
-    previous_ = SetContractViolationHandler(
-        [](absl::string_view name, ContractViolation violation,
-           const void* ptr, absl::string_view) {
-          g_violations->push_back({std::string(name), violation, ptr});
-        });
-  }
-  ~ViolationRecorder() {
-    SetContractViolationHandler(previous_);
-    g_violations = nullptr;
-  }
-  const std::vector<RecordedViolation>& violations() const {
-    return violations_;
-  }
-
- private:
-  std::vector<RecordedViolation> violations_;
-  ContractViolationHandler previous_;
-};
+using pool_internal::ViolationRecorder;
 
 SystemAllocatorOptions Tracked() {
   SystemAllocatorOptions options;
@@ -444,13 +418,10 @@ TEST(AlignedAllocatorTest, ZeroedRequestReusesADirtyBigBlockAndReadsAllZero) {
     if (kSystemThreadCacheEnabled && bytes < (size_t{4} << 20)) {
       EXPECT_EQ(zeroed, dirty) << bytes;
     }
-    size_t first_nonzero = bytes;
-    for (size_t i = 0; i < bytes; ++i) {
-      if (zeroed[i] != 0) {
-        first_nonzero = i;
-        break;
-      }
-    }
+    const size_t first_nonzero = static_cast<size_t>(
+        std::find_if(zeroed, zeroed + bytes,
+                     [](unsigned char c) { return c != 0; }) -
+        zeroed);
     EXPECT_EQ(first_nonzero, bytes) << bytes;
     allocator.Deallocate(zeroed, bytes);
   }

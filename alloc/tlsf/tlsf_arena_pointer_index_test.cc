@@ -36,20 +36,32 @@ size_t ResidentPages(const void* begin, const void* end) {
   return count;
 }
 
+// The whole pages at the start of the arena's (last) region that precede
+// its blocks: where its pointer index lives.
+struct IndexPages {
+  const void* begin = nullptr;
+  const void* end = nullptr;
+};
+IndexPages IndexPagesOf(TlsfArena& arena) {
+  IndexPages index;
+  arena.WalkBlocks(
+      [&](const TlsfRegionInfo& region) {
+        index.begin = region.memory;
+        index.end = reinterpret_cast<const void*>(
+            reinterpret_cast<uintptr_t>(region.base) & ~uintptr_t{4095});
+      },
+      nullptr);
+  return index;
+}
+
 TEST(TlsfArenaTest, PointerIndexIsBuiltOnFirstUseAndUntouchedBefore) {
   auto arena = MakeArena(8 * kMiB);
   std::vector<Handle> blocks;
   for (int i = 0; i < 256; ++i) blocks.push_back(*arena->Alloc(8000));
   ASSERT_TRUE(arena->Free(blocks[3]).ok());  // by handle
-  const void* index_begin = nullptr;
-  const void* index_end = nullptr;
-  arena->WalkBlocks(
-      [&](const TlsfRegionInfo& region) {
-        index_begin = region.memory;
-        index_end = reinterpret_cast<const void*>(
-            reinterpret_cast<uintptr_t>(region.base) & ~uintptr_t{4095});
-      },
-      nullptr);
+  const IndexPages index = IndexPagesOf(*arena);
+  const void* index_begin = index.begin;
+  const void* index_end = index.end;
   ASSERT_NE(index_begin, nullptr);
   ASSERT_GT(index_end, index_begin);
   // Blocks allocated by handle do not write the index.
@@ -84,15 +96,9 @@ TEST(TlsfArenaTest, PointerIndexMemoryFollowsTheBlocksNotTheAddressSpace) {
       },
       [](void* p, size_t bytes, void*) { munmap(p, bytes); }, nullptr};
   auto arena = MakeArena(3 * kMiB, options);
-  const void* index_begin = nullptr;
-  const void* index_end = nullptr;
-  arena->WalkBlocks(
-      [&](const TlsfRegionInfo& region) {
-        index_begin = region.memory;
-        index_end = reinterpret_cast<const void*>(
-            reinterpret_cast<uintptr_t>(region.base) & ~uintptr_t{4095});
-      },
-      nullptr);
+  const IndexPages index = IndexPagesOf(*arena);
+  const void* index_begin = index.begin;
+  const void* index_end = index.end;
   // 300 blocks of 8 KiB, one start every two 4 KiB pages over 2.4 MiB: a
   // per-granule index would touch 150 KiB of itself; the page slots of
   // 2.4 MiB are 4.8 KiB.

@@ -12,12 +12,11 @@
 #include <memory>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "alloc/allocator.h"
+#include "alloc/pool/internal/violation_recorder.h"
 #include "alloc/tlsf/tlsf_arena.h"
 #include "gtest/gtest.h"
 
@@ -46,33 +45,9 @@ inline std::string Message(const absl::Status& status) {
   return std::string(status.message());
 }
 
-// Records contract violations instead of aborting, for the duration of a test.
-struct RecordedViolation {
-  ContractViolation violation;
-  const void* ptr;
-};
-inline std::vector<RecordedViolation>* g_violations = nullptr;
-
-class ViolationRecorder {
- public:
-  ViolationRecorder() {
-    g_violations = &violations_;
-    previous_ = SetContractViolationHandler(
-        [](absl::string_view, ContractViolation violation, const void* ptr,
-           absl::string_view) { g_violations->push_back({violation, ptr}); });
-  }
-  ~ViolationRecorder() {
-    SetContractViolationHandler(previous_);
-    g_violations = nullptr;
-  }
-  const std::vector<RecordedViolation>& violations() const {
-    return violations_;
-  }
-
- private:
-  std::vector<RecordedViolation> violations_;
-  ContractViolationHandler previous_;
-};
+// Records contract violations instead of aborting, for the duration of a test
+// (the allocators' shared test recorder).
+using pool_internal::ViolationRecorder;
 
 inline std::unique_ptr<TlsfArena> MakeArena(size_t bytes,
                                      TlsfArenaOptions options = {}) {

@@ -25,8 +25,6 @@
 // report still says which, and why); 2 for bad flags or a peer library named
 // in --allocators that is not installed; 3 in a child that cannot report.
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,10 +54,9 @@
 #include "bench/shootout/json.h"
 #include "bench/shootout/numpy_child.h"
 #include "bench/shootout/report.h"
+#include "bench/shootout/spawn.h"
 #include "bench/shootout/workloads.h"
 #include "tools/alloc_trace/trace_reader.h"
-
-extern char** environ;
 
 ABSL_FLAG(std::string, workloads, "",
           "Comma-separated workloads to run (default: all).");
@@ -188,49 +185,6 @@ struct ChildResult {
   Metrics metrics;
   std::string proof;
 };
-
-// Runs `program` with `args` (argv[0] included) and LD_PRELOAD=`preload`,
-// returning what it printed on stdout and its wait status.
-absl::Status Spawn(const char* program, std::vector<std::string> args,
-                   const std::string& preload, std::string* output,
-                   int* wait_status) {
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  // The environment minus any LD_PRELOAD of our own caller, plus the peer's.
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::string(*e).rfind("LD_PRELOAD=", 0) != 0) env.push_back(*e);
-  }
-  if (!preload.empty()) env.push_back("LD_PRELOAD=" + preload);
-  std::vector<char*> envp;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return absl::InternalError("pipe failed");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  pid_t pid;
-  const int rc =
-      posix_spawn(&pid, program, &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return absl::InternalError(absl::StrCat("cannot start ", program, ": ",
-                                            std::strerror(rc)));
-  }
-  output->clear();
-  char buffer[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) output->append(buffer, n);
-  close(fds[0]);
-  *wait_status = 0;
-  waitpid(pid, wait_status, 0);
-  return absl::OkStatus();
-}
 
 // Runs one child and parses what it printed.
 absl::StatusOr<ChildResult> RunOne(const std::string& subject,

@@ -28,7 +28,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "hwy/cache_control.h"
@@ -54,19 +53,6 @@ void BinaryRowImpl(BinaryOp op, DType dtype, const void* a, int64_t sa,
 // This target's BinaryContiguousStreaming (binary.h), defined in binary.cc.
 bool BinaryStreamImpl(BinaryOp op, DType dtype, const void* a, const void* b,
                       void* out, int64_t n);
-
-// Unaligned, aliasing-safe scalar access (FromBuffer may hand out any
-// address).
-template <typename T>
-HWY_INLINE T LoadScalar(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-template <typename T>
-HWY_INLINE void StoreScalar(T v, char* p) {
-  std::memcpy(p, &v, sizeof(T));
-}
 
 // Wider unsigned type for wrapping integer arithmetic without signed
 // overflow or promotion to int.
@@ -581,9 +567,9 @@ void BinaryRowT(const char* a, int64_t sa, const char* b, int64_t sb,
     case row::Path::kContiguous:
       return BinaryContiguous<Op, T>(ta, tb, o, count);
     case row::Path::kScalarRight:
-      return BinaryWithScalar<Op, T, true>(ta, LoadScalar<T>(b), o, count);
+      return BinaryWithScalar<Op, T, true>(ta, row::Load<T>(b), o, count);
     case row::Path::kScalarLeft:
-      return BinaryWithScalar<Op, T, false>(tb, LoadScalar<T>(a), o, count);
+      return BinaryWithScalar<Op, T, false>(tb, row::Load<T>(a), o, count);
     case row::Path::kStrided:
       break;
   }

@@ -104,7 +104,7 @@ template <class D>
 HWY_INLINE auto LoadBlockRow(D d, const char* p, int64_t col)
     -> decltype(hn::Zero(d)) {
   using T = hn::TFromD<D>;
-  if (col == 0) return hn::Set(d, LoadScalar<T>(p));
+  if (col == 0) return hn::Set(d, row::Load<T>(p));
   return hn::LoadU(d, reinterpret_cast<const T*>(p));
 }
 
@@ -158,10 +158,10 @@ HWY_INLINE void PlaneEdge(const PlaneOperand& a, const PlaneOperand& b,
   constexpr int64_t kSize = sizeof(T);
   for (int64_t r = r0; r < r1; ++r) {
     for (int64_t c = c0; c < cols; ++c) {
-      StoreScalar<T>(Op::template Scalar<T>(
-                         LoadScalar<T>(a.p + r * a.row + c * a.col),
-                         LoadScalar<T>(b.p + r * b.row + c * b.col)),
-                     out + r * out_row + c * kSize);
+      row::Store<T>(Op::template Scalar<T>(
+                        row::Load<T>(a.p + r * a.row + c * a.col),
+                        row::Load<T>(b.p + r * b.row + c * b.col)),
+                    out + r * out_row + c * kSize);
     }
   }
 }

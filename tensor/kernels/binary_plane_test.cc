@@ -32,6 +32,7 @@
 #include "tensor/kernels/binary-inl.h"
 #include "tensor/kernels/binary.h"
 #include "tensor/kernels/binary_plane-inl.h"
+#include "tensor/testing/kernel_values.h"
 #include "tensor/testing/misaligned_buffer.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -40,26 +41,8 @@ namespace kernels {
 namespace HWY_NAMESPACE {
 namespace {
 
-template <typename T>
-T RandomValue(std::mt19937_64& rng) {
-  if constexpr (std::is_floating_point<T>::value) {
-    const uint64_t pick = rng() % 16;
-    if (pick == 0) return std::numeric_limits<T>::quiet_NaN();
-    if (pick == 1) return -std::numeric_limits<T>::infinity();
-    std::uniform_real_distribution<double> dist(-100.0, 100.0);
-    return static_cast<T>(dist(rng));
-  } else {
-    return static_cast<T>(rng());
-  }
-}
-
-template <typename T>
-bool SameValue(T expected, T actual) {
-  if constexpr (std::is_floating_point<T>::value) {
-    if (std::isnan(expected)) return std::isnan(actual);
-  }
-  return expected == actual;
-}
+using kernel_testing::RandomValue;
+using kernel_testing::SameValue;
 
 // How an operand's elements are laid out in its buffer.
 enum class Layout {

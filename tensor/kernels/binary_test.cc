@@ -25,6 +25,7 @@
 #include "hwy/tests/hwy_gtest.h"
 #include "tensor/kernels/binary-inl.h"
 #include "tensor/kernels/binary.h"
+#include "tensor/testing/kernel_values.h"
 #include "tensor/testing/misaligned_buffer.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -82,26 +83,8 @@ T Reference(BinaryOp op, T a, T b) {
   return T();
 }
 
-template <typename T>
-bool SameValue(T expected, T actual) {
-  if constexpr (std::is_floating_point<T>::value) {
-    if (std::isnan(expected)) return std::isnan(actual);
-  }
-  return expected == actual;
-}
-
-template <typename T>
-T RandomValue(std::mt19937_64& rng) {
-  if constexpr (std::is_floating_point<T>::value) {
-    const uint64_t pick = rng() % 16;
-    if (pick == 0) return std::numeric_limits<T>::quiet_NaN();
-    if (pick == 1) return -std::numeric_limits<T>::infinity();
-    std::uniform_real_distribution<double> dist(-100.0, 100.0);
-    return static_cast<T>(dist(rng));
-  } else {
-    return static_cast<T>(rng());  // full range: exercises wrap-around
-  }
-}
+using kernel_testing::RandomValue;
+using kernel_testing::SameValue;
 
 const size_t kLengths[] = {0,  1,  2,  3,  4,  5,  7,  8,  9,  15,  16,  17,
                            31, 32, 33, 63, 64, 65, 66, 127, 128, 129, 130, 257};
@@ -325,30 +308,14 @@ void CheckComparisons(std::mt19937_64& rng) {
 
 void TestComparisonsMatchScalarReference() {
   std::mt19937_64 rng(777);
-  CheckComparisons<int8_t>(rng);
-  CheckComparisons<int16_t>(rng);
-  CheckComparisons<int32_t>(rng);
-  CheckComparisons<int64_t>(rng);
-  CheckComparisons<uint8_t>(rng);
-  CheckComparisons<uint16_t>(rng);
-  CheckComparisons<uint32_t>(rng);
-  CheckComparisons<uint64_t>(rng);
-  CheckComparisons<float>(rng);
-  CheckComparisons<double>(rng);
+  kernel_testing::ForEachLaneType(
+      [&](auto zero) { CheckComparisons<decltype(zero)>(rng); });
 }
 
 void TestBinaryKernelsMatchScalarReference() {
   std::mt19937_64 rng(12345);
-  CheckAllOps<int8_t>(rng);
-  CheckAllOps<int16_t>(rng);
-  CheckAllOps<int32_t>(rng);
-  CheckAllOps<int64_t>(rng);
-  CheckAllOps<uint8_t>(rng);
-  CheckAllOps<uint16_t>(rng);
-  CheckAllOps<uint32_t>(rng);
-  CheckAllOps<uint64_t>(rng);
-  CheckAllOps<float>(rng);
-  CheckAllOps<double>(rng);
+  kernel_testing::ForEachLaneType(
+      [&](auto zero) { CheckAllOps<decltype(zero)>(rng); });
 }
 
 // NumPy's floor_divide and remainder, written out from its definitions:
@@ -683,14 +650,8 @@ void CheckScalarOps(std::mt19937_64& rng) {
 
 TEST(BinaryRowTest, IntegerOpsAndComparisonsMatchWideReference) {
   std::mt19937_64 rng(99);
-  CheckScalarOps<int8_t>(rng);
-  CheckScalarOps<int16_t>(rng);
-  CheckScalarOps<int32_t>(rng);
-  CheckScalarOps<int64_t>(rng);
-  CheckScalarOps<uint8_t>(rng);
-  CheckScalarOps<uint16_t>(rng);
-  CheckScalarOps<uint32_t>(rng);
-  CheckScalarOps<uint64_t>(rng);
+  kernel_testing::ForEachIntegerLaneType(
+      [&](auto zero) { CheckScalarOps<decltype(zero)>(rng); });
 }
 
 TEST(BinaryRowTest, FloatComparisonsWithNaNAreFalseButNotEqual) {

@@ -30,6 +30,7 @@
 #include "hwy/tests/hwy_gtest.h"
 #include "tensor/kernels/unary-inl.h"
 #include "tensor/kernels/unary.h"
+#include "tensor/testing/kernel_values.h"
 #include "tensor/testing/misaligned_buffer.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -201,16 +202,8 @@ void CheckAllOps(std::mt19937_64& rng) {
 
 void TestUnaryKernelsMatchScalarReference() {
   std::mt19937_64 rng(2026);
-  CheckAllOps<int8_t>(rng);
-  CheckAllOps<int16_t>(rng);
-  CheckAllOps<int32_t>(rng);
-  CheckAllOps<int64_t>(rng);
-  CheckAllOps<uint8_t>(rng);
-  CheckAllOps<uint16_t>(rng);
-  CheckAllOps<uint32_t>(rng);
-  CheckAllOps<uint64_t>(rng);
-  CheckAllOps<float>(rng);
-  CheckAllOps<double>(rng);
+  kernel_testing::ForEachLaneType(
+      [&](auto zero) { CheckAllOps<decltype(zero)>(rng); });
 }
 
 // isnan / isfinite / logical_not of contiguous floats (the vector path) at

@@ -2,9 +2,10 @@
 //
 // Helpers for golden tests whose expectations NumPy wrote
 // (tensor/testdata/gen_*.py): locating a data file under Bazel, splitting a
-// line's key=value fields, building a tensor from a value list and comparing
-// a result with one. Values are spelled as the generators print them: bools
-// 0/1, integers in decimal, floats as Python's repr() (nan, inf, -inf).
+// line's key=value fields, running every case of a file, building a tensor
+// from a value list and comparing a result with one. Values are spelled as
+// the generators print them: bools 0/1, integers in decimal, floats as
+// Python's repr() (nan, inf, -inf).
 
 #ifndef TESSERA_TENSOR_TESTING_GOLDEN_H_
 #define TESSERA_TENSOR_TESTING_GOLDEN_H_
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "gtest/gtest.h"
 #include "tensor/dtype.h"
 #include "tensor/tensor.h"
 
@@ -48,9 +51,12 @@ inline std::vector<std::string> ReadGoldenLines(const std::string& relative) {
   return lines;
 }
 
+// The fields of one side of a golden case, by key.
+using FieldMap = std::map<std::string, std::string>;
+
 // "a=1 b=x" -> {a: 1, b: x}; a field without '=' maps to itself.
-inline std::map<std::string, std::string> Fields(absl::string_view text) {
-  std::map<std::string, std::string> fields;
+inline FieldMap Fields(absl::string_view text) {
+  FieldMap fields;
   for (absl::string_view field : absl::StrSplit(text, ' ', absl::SkipEmpty())) {
     const size_t eq = field.find('=');
     if (eq == absl::string_view::npos) {
@@ -65,14 +71,36 @@ inline std::map<std::string, std::string> Fields(absl::string_view text) {
 
 // A golden line "inputs => expected" as its two field maps (Fields of each
 // side). False, and nothing set, when the line has no " => ".
-inline bool SplitCase(absl::string_view line,
-                      std::map<std::string, std::string>* in,
-                      std::map<std::string, std::string>* out) {
+inline bool SplitCase(absl::string_view line, FieldMap* in, FieldMap* out) {
   const size_t arrow = line.find(" => ");
   if (arrow == absl::string_view::npos) return false;
   *in = Fields(line.substr(0, arrow));
   *out = Fields(line.substr(arrow + 4));
   return true;
+}
+
+// Calls run_case(line, in, out) for every case of the golden file `relative`
+// (which must hold more than `min_cases`), its line split by SplitCase.
+// Stops at the first fatal failure: call it inside ASSERT_NO_FATAL_FAILURE so
+// that the test stops there too, as it would with the loop in its own body.
+template <typename RunCase>
+void ForEachCase(const std::string& relative, size_t min_cases,
+                 RunCase&& run_case) {
+  const std::vector<std::string> lines = ReadGoldenLines(relative);
+  ASSERT_GT(lines.size(), min_cases) << "golden file missing or truncated";
+  for (const std::string& line : lines) {
+    FieldMap in, out;
+    ASSERT_TRUE(SplitCase(line, &in, &out)) << line;
+    run_case(line, in, out);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// A case's "axis" field: "none" (the flattened tensor) is no axis.
+inline std::optional<int> ParseAxis(const std::string& text) {
+  std::optional<int> axis;
+  if (text != "none") axis = std::stoi(text);
+  return axis;
 }
 
 // For a case NumPy raised on: empty when `status` failed with
@@ -192,6 +220,20 @@ inline std::string CompareWithGolden(const Tensor& actual,
     }
     return std::string();
   });
+}
+
+// For a case NumPy answered: `r` must have succeeded (a fatal failure naming
+// `line` otherwise) and hold out's dtype, shape and values (CompareWithGolden
+// within `rel_tol`); a mismatch is reported with `shown`, the part of the
+// line worth printing.
+inline void ExpectNumPyResult(const absl::StatusOr<Tensor>& r, FieldMap& out,
+                              double rel_tol, const std::string& line,
+                              const std::string& shown) {
+  ASSERT_TRUE(r.ok()) << r.status() << "\n" << line;
+  EXPECT_EQ(CompareWithGolden(*r, out["dtype"], out["shape"], out["values"],
+                              rel_tol),
+            "")
+      << shown;
 }
 
 }  // namespace golden

@@ -41,7 +41,8 @@ def hwy_kernel_library(
       textual_hdrs: the -inl.h files (re-included once per target).
       deps: the library's deps besides Highway.
       tests: test name -> test source; each test depends on the library,
-        Highway's test utilities, :misaligned_buffer and gtest_main, and is compiled with
+        Highway's test utilities, :misaligned_buffer, :kernel_values and
+        gtest_main, and is compiled with
         -DHWY_IS_TEST (every target, not only the best one).
       extra_copts: copts added to the library and its tests (e.g.
         "-ffp-contract=off" where results must not change with FMA).
@@ -65,6 +66,7 @@ def hwy_kernel_library(
                 ":" + name,
                 # Every kernel test feeds misaligned operands on purpose.
                 ":misaligned_buffer",
+                ":kernel_values",
                 _HWY,
                 "@com_github_google_highway//:hwy_test_util",
                 "@com_google_googletest//:gtest_main",
@@ -86,7 +88,8 @@ def benchmark_with_numpy(name, srcs, deps, numpy_script = None):
         testonly = True,
         srcs = srcs,
         copts = TESSERA_COPTS,
-        data = [numpy_script] if numpy_script else [],
+        # With the timing the scripts share (numpy_timing.py, beside them).
+        data = [numpy_script, "numpy_timing.py"] if numpy_script else [],
         tags = ["benchmark"],
         deps = deps + ["@com_github_google_benchmark//:benchmark"],
     )

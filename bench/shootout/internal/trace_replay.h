@@ -160,19 +160,24 @@ absl::StatusOr<Metrics> ReplayThreaded(S& s, const alloc_trace::Trace& trace,
       const bool two_slots = realloc && op.old_slot != op.slot;
       if (!wait_for(op.slot, step.slot_seq)) return;
       if (two_slots && !wait_for(op.old_slot, step.old_seq)) return;
+      // The block `p` of op.size bytes an alloc or realloc just gave, into
+      // op.slot; false (the replay fails) when there is none.
+      auto occupy = [&](void* p, size_t alignment) {
+        if (p == nullptr) {
+          failed.store(true);
+          return false;
+        }
+        if (op.size != 0) s.Touch(p, 0, 1);
+        blocks[op.slot] = p;
+        sizes[op.slot] = op.size;
+        aligns[op.slot] = alignment;
+        return true;
+      };
       switch (op.kind) {
         case alloc_trace::ReplayOp::Kind::kAlloc: {
           const size_t alignment =
               std::max(kDefaultAlignment, size_t{1} << op.align_log2);
-          void* p = s.Alloc(op.size, alignment);
-          if (p == nullptr) {
-            failed.store(true);
-            return;
-          }
-          if (op.size != 0) s.Touch(p, 0, 1);
-          blocks[op.slot] = p;
-          sizes[op.slot] = op.size;
-          aligns[op.slot] = alignment;
+          if (!occupy(s.Alloc(op.size, alignment), alignment)) return;
           ++my_allocs;
           break;
         }
@@ -182,16 +187,11 @@ absl::StatusOr<Metrics> ReplayThreaded(S& s, const alloc_trace::Trace& trace,
           break;
         case alloc_trace::ReplayOp::Kind::kRealloc: {
           const size_t alignment = aligns[op.old_slot];
-          void* p = s.Realloc(blocks[op.old_slot], sizes[op.old_slot], op.size,
-                              alignment);
-          if (p == nullptr) {
-            failed.store(true);
+          if (!occupy(s.Realloc(blocks[op.old_slot], sizes[op.old_slot],
+                                op.size, alignment),
+                      alignment)) {
             return;
           }
-          if (op.size != 0) s.Touch(p, 0, 1);
-          blocks[op.slot] = p;
-          sizes[op.slot] = op.size;
-          aligns[op.slot] = alignment;
           ++my_reallocs;
           break;
         }
