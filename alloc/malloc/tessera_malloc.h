@@ -51,8 +51,8 @@
 //     MADV_DONTNEED. Transparent huge pages (MADV_HUGEPAGE) are advised for
 //     huge mappings of 4 MiB and more and for every segment of a heap after
 //     its first: a heap past 4 MiB faults its memory in 2 MiB pages (one
-//     fault instead of 512, and TLB reach for a large live set), while a
-//     small program or thread keeps small pages and a small RSS.
+//     fault instead of 512, and TLB reach for a large live set), and its RSS
+//     grows in 2 MiB steps (kSmallPageSegments says what that costs).
 //   * A thread's heap outlives the thread: at exit it is abandoned, other
 //     threads' frees keep landing in it, any thread's slow path collects one
 //     abandoned heap now and then (frees its empty pages and segments), and

@@ -262,13 +262,15 @@ TM_NOINLINE void Unfull(Heap* h, Page* p) {
 Segment* NewSegment(Heap* h) {
   Segment* s = static_cast<Segment*>(MapAligned(kSegmentSize, kSegmentSize));
   if (s == nullptr) return nullptr;
-  // Transparent huge pages from a heap's second segment on, advised before
-  // the header is written (a 4 KiB page faulted first would keep its 2 MiB
-  // range in small pages). A heap past 4 MiB touches its memory in 2 MiB
-  // units: one page fault instead of 512, and TLB reach for large live sets
-  // (W4 ns/op about 0.4x). Its first segment stays in small pages, so a
-  // small program or thread keeps a small RSS.
-  if (h->segments != nullptr) madvise(s, kSegmentSize, MADV_HUGEPAGE);
+  // Transparent huge pages from a heap's second segment on (see
+  // kSmallPageSegments), advised before the header is written (a 4 KiB page
+  // faulted first would keep its 2 MiB range in small pages).
+  int earlier = 0;
+  for (const Segment* t = h->segments;
+       t != nullptr && earlier < kSmallPageSegments; t = t->next) {
+    ++earlier;
+  }
+  if (earlier >= kSmallPageSegments) madvise(s, kSegmentSize, MADV_HUGEPAGE);
   s->magic = kSegmentMagic;
   s->heap = h;
   s->free_mask = ~uint64_t{0};
