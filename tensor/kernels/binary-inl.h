@@ -50,6 +50,25 @@ namespace hn = hwy::HWY_NAMESPACE;
 void BinaryRowImpl(BinaryOp op, DType dtype, const void* a, int64_t sa,
                    const void* b, int64_t sb, void* out, int64_t so,
                    int64_t n);
+// Rows of a plane, for one dispatch on op and dtype per plane rather than
+// per row (a (40, 25) broadcast add is 40 rows of 25). Row r of each operand
+// starts r * *_row bytes after its first; within a row, elements are sa, sb
+// and so bytes apart.
+struct RowSet {
+  const char* a;
+  int64_t a_row;
+  int64_t sa;
+  const char* b;
+  int64_t b_row;
+  int64_t sb;
+  char* out;
+  int64_t out_row;
+  int64_t so;
+  int64_t rows;
+  int64_t n;
+};
+// BinaryRowImpl for each row of `rows` (defined in binary.cc).
+void BinaryRowsImpl(BinaryOp op, DType dtype, const RowSet& rows);
 // This target's BinaryContiguousStreaming (binary.h), defined in binary.cc.
 bool BinaryStreamImpl(BinaryOp op, DType dtype, const void* a, const void* b,
                       void* out, int64_t n);
@@ -556,7 +575,7 @@ HWY_NOINLINE void BinaryWithScalar(const T* a, T s, T* out, size_t n) {
 }
 
 // The row kernel: picks the path from the strides (see binary.h). Inlined
-// into BinaryRowImpl's switch, one call per row less: as a call of its own
+// into BinaryRowsT's loop, one call per row less: as a call of its own
 // (gcc stopped inlining it when the row drivers were shared) a (40, 25)
 // broadcast add cost 10-12% more.
 template <class Op, typename T>
@@ -579,6 +598,14 @@ HWY_INLINE void BinaryRowT(const char* a, int64_t sa, const char* b, int64_t sb,
   row::StridedRow<T, T>(a, sa, b, sb, out, so, n, [](T x, T y) {
     return Op::template Scalar<T>(x, y);
   });
+}
+
+template <class Op, typename T>
+HWY_INLINE void BinaryRowsT(const RowSet& s) {
+  for (int64_t r = 0; r < s.rows; ++r) {
+    BinaryRowT<Op, T>(s.a + r * s.a_row, s.sa, s.b + r * s.b_row, s.sb,
+                      s.out + r * s.out_row, s.so, s.n);
+  }
 }
 
 // ---- Comparisons: T inputs, bool (one byte 0/1) output ----
@@ -683,6 +710,14 @@ void CompareRowT(const char* a, int64_t sa, const char* b, int64_t sb,
   row::StridedRow<T, uint8_t>(a, sa, b, sb, out, so, n, [](T x, T y) {
     return static_cast<uint8_t>(Cmp::template Scalar<T>(x, y) ? 1 : 0);
   });
+}
+
+template <class Cmp, typename T>
+void CompareRowsT(const RowSet& s) {
+  for (int64_t r = 0; r < s.rows; ++r) {
+    CompareRowT<Cmp, T>(s.a + r * s.a_row, s.sa, s.b + r * s.b_row, s.sb,
+                        s.out + r * s.out_row, s.so, s.n);
+  }
 }
 
 }  // namespace HWY_NAMESPACE

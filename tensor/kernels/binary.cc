@@ -18,29 +18,28 @@ namespace kernels {
 namespace HWY_NAMESPACE {
 
 template <class Op>
-void RowForOp(DType dtype, const char* a, int64_t sa, const char* b,
-              int64_t sb, char* out, int64_t so, int64_t n) {
+void RowForOp(DType dtype, const RowSet& s) {
   if constexpr (kIntegerOnly<Op>) {
     if (dtype == DType::kFloat32 || dtype == DType::kFloat64) return;
   }
   switch (dtype) {
     case DType::kBool:  // 0/1 bytes; the caller maps add/multiply
     case DType::kUInt8:
-      return BinaryRowT<Op, uint8_t>(a, sa, b, sb, out, so, n);
+      return BinaryRowsT<Op, uint8_t>(s);
     case DType::kInt8:
-      return BinaryRowT<Op, int8_t>(a, sa, b, sb, out, so, n);
+      return BinaryRowsT<Op, int8_t>(s);
     case DType::kInt16:
-      return BinaryRowT<Op, int16_t>(a, sa, b, sb, out, so, n);
+      return BinaryRowsT<Op, int16_t>(s);
     case DType::kInt32:
-      return BinaryRowT<Op, int32_t>(a, sa, b, sb, out, so, n);
+      return BinaryRowsT<Op, int32_t>(s);
     case DType::kInt64:
-      return BinaryRowT<Op, int64_t>(a, sa, b, sb, out, so, n);
+      return BinaryRowsT<Op, int64_t>(s);
     case DType::kUInt16:
-      return BinaryRowT<Op, uint16_t>(a, sa, b, sb, out, so, n);
+      return BinaryRowsT<Op, uint16_t>(s);
     case DType::kUInt32:
-      return BinaryRowT<Op, uint32_t>(a, sa, b, sb, out, so, n);
+      return BinaryRowsT<Op, uint32_t>(s);
     case DType::kUInt64:
-      return BinaryRowT<Op, uint64_t>(a, sa, b, sb, out, so, n);
+      return BinaryRowsT<Op, uint64_t>(s);
     case DType::kFloat32:
     case DType::kFloat64:
       break;
@@ -49,47 +48,93 @@ void RowForOp(DType dtype, const char* a, int64_t sa, const char* b,
   }
   if constexpr (!kIntegerOnly<Op>) {
     if (dtype == DType::kFloat32) {
-      return BinaryRowT<Op, float>(a, sa, b, sb, out, so, n);
+      return BinaryRowsT<Op, float>(s);
     }
-    return BinaryRowT<Op, double>(a, sa, b, sb, out, so, n);
+    return BinaryRowsT<Op, double>(s);
   }
 }
 
 template <>
-void RowForOp<DivideOp>(DType dtype, const char* a, int64_t sa, const char* b,
-                        int64_t sb, char* out, int64_t so, int64_t n) {
+void RowForOp<DivideOp>(DType dtype, const RowSet& s) {
   if (dtype == DType::kFloat32) {
-    return BinaryRowT<DivideOp, float>(a, sa, b, sb, out, so, n);
+    return BinaryRowsT<DivideOp, float>(s);
   }
-  return BinaryRowT<DivideOp, double>(a, sa, b, sb, out, so, n);
+  return BinaryRowsT<DivideOp, double>(s);
 }
 
 template <class Cmp>
-void CompareForOp(DType dtype, const char* a, int64_t sa, const char* b,
-                  int64_t sb, char* out, int64_t so, int64_t n) {
+void CompareForOp(DType dtype, const RowSet& s) {
   switch (dtype) {
     case DType::kBool:
     case DType::kUInt8:
-      return CompareRowT<Cmp, uint8_t>(a, sa, b, sb, out, so, n);
+      return CompareRowsT<Cmp, uint8_t>(s);
     case DType::kInt8:
-      return CompareRowT<Cmp, int8_t>(a, sa, b, sb, out, so, n);
+      return CompareRowsT<Cmp, int8_t>(s);
     case DType::kInt16:
-      return CompareRowT<Cmp, int16_t>(a, sa, b, sb, out, so, n);
+      return CompareRowsT<Cmp, int16_t>(s);
     case DType::kInt32:
-      return CompareRowT<Cmp, int32_t>(a, sa, b, sb, out, so, n);
+      return CompareRowsT<Cmp, int32_t>(s);
     case DType::kInt64:
-      return CompareRowT<Cmp, int64_t>(a, sa, b, sb, out, so, n);
+      return CompareRowsT<Cmp, int64_t>(s);
     case DType::kUInt16:
-      return CompareRowT<Cmp, uint16_t>(a, sa, b, sb, out, so, n);
+      return CompareRowsT<Cmp, uint16_t>(s);
     case DType::kUInt32:
-      return CompareRowT<Cmp, uint32_t>(a, sa, b, sb, out, so, n);
+      return CompareRowsT<Cmp, uint32_t>(s);
     case DType::kUInt64:
-      return CompareRowT<Cmp, uint64_t>(a, sa, b, sb, out, so, n);
+      return CompareRowsT<Cmp, uint64_t>(s);
     case DType::kFloat32:
-      return CompareRowT<Cmp, float>(a, sa, b, sb, out, so, n);
+      return CompareRowsT<Cmp, float>(s);
     case DType::kFloat64:
-      return CompareRowT<Cmp, double>(a, sa, b, sb, out, so, n);
+      return CompareRowsT<Cmp, double>(s);
     case DType::kFloat16:  // computed in float32 by the caller
+      return;
+  }
+}
+
+void BinaryRowsImpl(BinaryOp op, DType dtype, const RowSet& s) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return RowForOp<AddOp>(dtype, s);
+    case BinaryOp::kSubtract:
+      return RowForOp<SubtractOp>(dtype, s);
+    case BinaryOp::kMultiply:
+      return RowForOp<MultiplyOp>(dtype, s);
+    case BinaryOp::kDivide:
+      return RowForOp<DivideOp>(dtype, s);
+    case BinaryOp::kMaximum:
+      return RowForOp<MaximumOp>(dtype, s);
+    case BinaryOp::kMinimum:
+      return RowForOp<MinimumOp>(dtype, s);
+    case BinaryOp::kFmax:
+      return RowForOp<FmaxOp>(dtype, s);
+    case BinaryOp::kFmin:
+      return RowForOp<FminOp>(dtype, s);
+    case BinaryOp::kFloorDivide:
+      return RowForOp<FloorDivideOp>(dtype, s);
+    case BinaryOp::kRemainder:
+      return RowForOp<RemainderOp>(dtype, s);
+    case BinaryOp::kPower:  // integers (BinaryRow sends floats elsewhere)
+      return RowForOp<PowerOp>(dtype, s);
+    case BinaryOp::kBitwiseAnd:
+      return RowForOp<BitwiseAndOp>(dtype, s);
+    case BinaryOp::kBitwiseOr:
+      return RowForOp<BitwiseOrOp>(dtype, s);
+    case BinaryOp::kBitwiseXor:
+      return RowForOp<BitwiseXorOp>(dtype, s);
+    case BinaryOp::kEqual:
+      return CompareForOp<EqualCmp>(dtype, s);
+    case BinaryOp::kNotEqual:
+      return CompareForOp<NotEqualCmp>(dtype, s);
+    case BinaryOp::kLess:
+      return CompareForOp<LessCmp>(dtype, s);
+    case BinaryOp::kLessEqual:
+      return CompareForOp<LessEqualCmp>(dtype, s);
+    case BinaryOp::kGreater:
+      return CompareForOp<GreaterCmp>(dtype, s);
+    case BinaryOp::kGreaterEqual:
+      return CompareForOp<GreaterEqualCmp>(dtype, s);
+    default:
+      // Not a Highway op (binary.h): BinaryRow sends it elsewhere.
       return;
   }
 }
@@ -97,54 +142,10 @@ void CompareForOp(DType dtype, const char* a, int64_t sa, const char* b,
 void BinaryRowImpl(BinaryOp op, DType dtype, const void* a, int64_t sa,
                    const void* b, int64_t sb, void* out, int64_t so,
                    int64_t n) {
-  const char* pa = static_cast<const char*>(a);
-  const char* pb = static_cast<const char*>(b);
-  char* po = static_cast<char*>(out);
-  switch (op) {
-    case BinaryOp::kAdd:
-      return RowForOp<AddOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kSubtract:
-      return RowForOp<SubtractOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kMultiply:
-      return RowForOp<MultiplyOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kDivide:
-      return RowForOp<DivideOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kMaximum:
-      return RowForOp<MaximumOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kMinimum:
-      return RowForOp<MinimumOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kFmax:
-      return RowForOp<FmaxOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kFmin:
-      return RowForOp<FminOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kFloorDivide:
-      return RowForOp<FloorDivideOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kRemainder:
-      return RowForOp<RemainderOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kPower:  // integers (BinaryRow sends floats elsewhere)
-      return RowForOp<PowerOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kBitwiseAnd:
-      return RowForOp<BitwiseAndOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kBitwiseOr:
-      return RowForOp<BitwiseOrOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kBitwiseXor:
-      return RowForOp<BitwiseXorOp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kEqual:
-      return CompareForOp<EqualCmp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kNotEqual:
-      return CompareForOp<NotEqualCmp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kLess:
-      return CompareForOp<LessCmp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kLessEqual:
-      return CompareForOp<LessEqualCmp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kGreater:
-      return CompareForOp<GreaterCmp>(dtype, pa, sa, pb, sb, po, so, n);
-    case BinaryOp::kGreaterEqual:
-      return CompareForOp<GreaterEqualCmp>(dtype, pa, sa, pb, sb, po, so, n);
-    default:
-      // Not a Highway op (binary.h): BinaryRow sends it elsewhere.
-      return;
-  }
+  BinaryRowsImpl(op, dtype,
+                 RowSet{static_cast<const char*>(a), 0, sa,
+                        static_cast<const char*>(b), 0, sb,
+                        static_cast<char*>(out), 0, so, /*rows=*/1, n});
 }
 
 // BinaryContiguous<Op, T, /*kStream=*/true> for the arithmetic ops on the

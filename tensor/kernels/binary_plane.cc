@@ -113,10 +113,9 @@ void BinaryPlaneImpl(BinaryOp op, DType dtype, const void* a, int64_t a_row,
       return;
     }
   }
-  for (int64_t r = 0; r < rows; ++r) {
-    BinaryRowImpl(op, dtype, pa.p + r * pa.row, pa.col, pb.p + r * pb.row,
-                  pb.col, po + r * out_row, out_col, cols);
-  }
+  BinaryRowsImpl(op, dtype,
+                 RowSet{pa.p, pa.row, pa.col, pb.p, pb.row, pb.col, po,
+                        out_row, out_col, rows, cols});
 }
 
 }  // namespace HWY_NAMESPACE
