@@ -616,13 +616,19 @@ HWY_INLINE void BinaryRowsT(const RowSet& s) {
 // Not(b > a) serves, exact for integers (floats use the IEEE forms, false
 // for NaN).
 
-struct EqualCmp {
+// Base of the comparison functors (bool results), for the dispatch in
+// binary.cc.
+struct Comparison {};
+template <class F>
+constexpr bool kIsComparison = std::is_base_of<Comparison, F>::value;
+
+struct EqualCmp : Comparison {
   template <typename T>
   static bool Scalar(T a, T b) { return a == b; }
   template <class V>
   static auto Mask(V a, V b) { return hn::Eq(a, b); }
 };
-struct NotEqualCmp {
+struct NotEqualCmp : Comparison {
   template <typename T>
   static bool Scalar(T a, T b) { return a != b; }
   // Not Ne: Highway 1.0.3's AVX3 float Ne is the ordered compare (false
@@ -630,19 +636,19 @@ struct NotEqualCmp {
   template <class V>
   static auto Mask(V a, V b) { return hn::Not(hn::Eq(a, b)); }
 };
-struct LessCmp {
+struct LessCmp : Comparison {
   template <typename T>
   static bool Scalar(T a, T b) { return a < b; }
   template <class V>
   static auto Mask(V a, V b) { return hn::Lt(a, b); }
 };
-struct GreaterCmp {
+struct GreaterCmp : Comparison {
   template <typename T>
   static bool Scalar(T a, T b) { return a > b; }
   template <class V>
   static auto Mask(V a, V b) { return hn::Gt(a, b); }
 };
-struct LessEqualCmp {
+struct LessEqualCmp : Comparison {
   template <typename T>
   static bool Scalar(T a, T b) { return a <= b; }
   template <class V>
@@ -654,7 +660,7 @@ struct LessEqualCmp {
     }
   }
 };
-struct GreaterEqualCmp {
+struct GreaterEqualCmp : Comparison {
   template <typename T>
   static bool Scalar(T a, T b) { return a >= b; }
   template <class V>
