@@ -9,7 +9,7 @@
 // python3-numpy) in its own process, that does what workloads.h does for
 // Tessera: the same operation on float32 at the same size, validated once
 // at full size (every element checked), then called the same number of
-// times, timed in thread CPU time (`time.thread_time_ns`). It prints one
+// times, timed in process CPU time (`time.process_time_ns`). It prints one
 // line of JSON in the shape of a shootout child's report; the Python loop
 // and call overhead per call is part of NumPy's figure, as it is for a
 // NumPy user.

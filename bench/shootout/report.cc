@@ -549,8 +549,9 @@ std::string MarkdownReport(const RunResults& r) {
             "Tessera's tensor engine (public API: `arange`, `zeros`, `add`, "
             "`sum`), each tensor's storage from the allocator named, against "
             "NumPy in its own Python process; float32, the same number of "
-            "calls on both sides, thread CPU time per call (NumPy's includes "
-            "the Python call overhead a NumPy user pays). Both sides check "
+            "calls on both sides, process CPU time per call (Tessera's "
+            "includes its thread pool's workers, NumPy's includes the Python "
+            "call overhead a NumPy user pays). Both sides check "
             "every element of one full-size result before timing.\n\n"
             "![Tessera tensors vs NumPy](tensor_vs_numpy.svg)\n\n";
       auto missing = r.missing.find(baseline);

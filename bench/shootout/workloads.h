@@ -26,8 +26,8 @@
 //
 // The tensor workloads ("tensor_<op>_<n>") call Tessera's public tensor API
 // (tensor.h, binary.h, reduce.h) with the subject as the allocator of every
-// tensor: `op` TensorIterations() times at n float32 elements, thread CPU
-// time per call. Their validation pass runs the operation once at full size
+// tensor: `op` TensorIterations() times at n float32 elements, process CPU
+// time per call (the thread pool's workers included). Their validation pass runs the operation once at full size
 // and checks every element of the result (arange: i; zeros: 0; a + b with
 // a = arange, b = ones: i + 1; sum: n(n-1)/2 within 1e-4), then the
 // allocator's CheckIntegrity. NumPy's side is numpy_child.h.

@@ -5,9 +5,12 @@
 // -----------------------------------------------------------------------------
 //
 // The clocks and memory figures every workload reads. Single-threaded
-// workloads time themselves in thread CPU time (the machine is shared; wall
-// time would charge other processes' slices to the allocator), threaded ones
-// in monotonic wall time (a lock that blocks costs wall time but no CPU).
+// allocator workloads time themselves in thread CPU time (the machine is
+// shared; wall time would charge other processes' slices to the allocator),
+// threaded ones in monotonic wall time (a lock that blocks costs wall time
+// but no CPU). Tensor workloads use process CPU time: the engine hands large
+// operations to its thread pool, whose work the calling thread's clock would
+// not see.
 
 #ifndef TESSERA_BENCH_SHOOTOUT_INTERNAL_PROCESS_CLOCK_H_
 #define TESSERA_BENCH_SHOOTOUT_INTERNAL_PROCESS_CLOCK_H_
@@ -20,6 +23,9 @@ namespace internal {
 
 // CPU time of the calling thread, in nanoseconds.
 int64_t ThreadCpuNs();
+
+// CPU time of every thread of the process, in nanoseconds.
+int64_t ProcessCpuNs();
 
 // CLOCK_MONOTONIC, in nanoseconds.
 int64_t MonotonicNs();

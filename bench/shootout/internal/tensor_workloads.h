@@ -7,7 +7,7 @@
 // The tensor workloads ("tensor_<op>_<n>", catalog.h) call Tessera's public
 // tensor API (tensor.h, binary.h, reduce.h) with the measured allocator as
 // the allocator of every tensor: `op` TensorIterations() times at n float32
-// elements, thread CPU time per call. The validation pass runs the operation
+// elements, process CPU time per call (the thread pool's workers count). The validation pass runs the operation
 // once at full size and checks every element of the result (arange: i;
 // zeros: 0; a + b with a = arange, b = ones: i + 1; sum: n(n-1)/2 within
 // 1e-4), then the allocator's CheckIntegrity. NumPy's side is numpy_child.h.
