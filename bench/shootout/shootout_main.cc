@@ -206,7 +206,7 @@ absl::StatusOr<ChildResult> RunOne(const std::string& subject,
     program = python.c_str();
     args = NumpyChildArgs(
         python, workload, op, elements,
-        TensorIterations(elements, quick ? Scale::kQuick : Scale::kFull,
+        TensorIterations(op, elements, quick ? Scale::kQuick : Scale::kFull,
                          absl::GetFlag(FLAGS_size_factor)));
   } else {
     args = {"shootout", absl::StrCat("--subject=", subject),

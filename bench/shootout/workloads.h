@@ -69,9 +69,11 @@ absl::StatusOr<Metrics> Measure(absl::string_view subject,
                                 double size_factor = 1.0,
                                 ArenaSnapshot* arena_snapshot = nullptr);
 
-// Calls per timed run of a tensor workload of `elements` elements; the same
-// on both sides (the parent passes it to NumPy's child).
-int64_t TensorIterations(int64_t elements, Scale scale, double size_factor);
+// Calls per timed run of tensor workload `op` ("zeros", "add", ...) of
+// `elements` elements; the same on both sides (the parent passes it to
+// NumPy's child).
+int64_t TensorIterations(absl::string_view op, int64_t elements, Scale scale,
+                         double size_factor);
 
 }  // namespace shootout
 }  // namespace tessera
