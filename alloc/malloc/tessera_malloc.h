@@ -47,7 +47,7 @@
 //     slot; then it goes back to its segment (unless it is its class's only
 //     page: retiring at once re-carved W1's pages every batch), a segment whose
 //     last page goes is unmapped (one empty one is kept), and free slots and
-//     cached mappings that stayed free for the purge delay (10 ms) get
+//     cached mappings that stayed free for the purge delay (100 ms) get
 //     MADV_DONTNEED. Transparent huge pages (MADV_HUGEPAGE) are advised for
 //     huge mappings of 4 MiB and more and for every segment of a heap after
 //     its first: a heap past 4 MiB faults its memory in 2 MiB pages (one
@@ -168,7 +168,8 @@ class TesseraMalloc final : public Allocator {
   // segments to the OS, collects abandoned heaps; `force` also purges what
   // has not yet stayed free for the delay.
   static void Collect(bool force = false);
-  // How long free memory stays resident before MADV_DONTNEED (default 10).
+  // How long free memory stays resident before MADV_DONTNEED (default 100;
+  // engine_internal.h's kDefaultPurgeDelayMs says what it trades).
   static void SetPurgeDelayMs(uint32_t ms);
 
   size_t max_allocation_size() const override { return size_t{1} << 46; }
