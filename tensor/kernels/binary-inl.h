@@ -575,9 +575,9 @@ HWY_NOINLINE void BinaryWithScalar(const T* a, T s, T* out, size_t n) {
 }
 
 // The row kernel: picks the path from the strides (see binary.h). Inlined
-// into BinaryRowsT's loop, one call per row less: as a call of its own
-// (gcc stopped inlining it when the row drivers were shared) a (40, 25)
-// broadcast add cost 10-12% more.
+// into binary.cc's row dispatch and its plane loop, one call per row less:
+// as a call of its own (gcc stopped inlining it when the row drivers were
+// shared) a (40, 25) broadcast add cost 10-12% more.
 template <class Op, typename T>
 HWY_INLINE void BinaryRowT(const char* a, int64_t sa, const char* b, int64_t sb,
                 char* out, int64_t so, int64_t n) {
@@ -598,14 +598,6 @@ HWY_INLINE void BinaryRowT(const char* a, int64_t sa, const char* b, int64_t sb,
   row::StridedRow<T, T>(a, sa, b, sb, out, so, n, [](T x, T y) {
     return Op::template Scalar<T>(x, y);
   });
-}
-
-template <class Op, typename T>
-HWY_INLINE void BinaryRowsT(const RowSet& s) {
-  for (int64_t r = 0; r < s.rows; ++r) {
-    BinaryRowT<Op, T>(s.a + r * s.a_row, s.sa, s.b + r * s.b_row, s.sb,
-                      s.out + r * s.out_row, s.so, s.n);
-  }
 }
 
 // ---- Comparisons: T inputs, bool (one byte 0/1) output ----
@@ -716,14 +708,6 @@ void CompareRowT(const char* a, int64_t sa, const char* b, int64_t sb,
   row::StridedRow<T, uint8_t>(a, sa, b, sb, out, so, n, [](T x, T y) {
     return static_cast<uint8_t>(Cmp::template Scalar<T>(x, y) ? 1 : 0);
   });
-}
-
-template <class Cmp, typename T>
-void CompareRowsT(const RowSet& s) {
-  for (int64_t r = 0; r < s.rows; ++r) {
-    CompareRowT<Cmp, T>(s.a + r * s.a_row, s.sa, s.b + r * s.b_row, s.sb,
-                        s.out + r * s.out_row, s.so, s.n);
-  }
 }
 
 }  // namespace HWY_NAMESPACE

@@ -83,20 +83,28 @@ HWY_INLINE void WithOp(BinaryOp op, Visit visit) {
   }
 }
 
+// The row kernel of functor F on lane type T: the comparisons' (bool out)
+// or the arithmetic one's.
+template <class F, typename T>
+HWY_INLINE void RowT(const char* a, int64_t sa, const char* b, int64_t sb,
+                     char* out, int64_t so, int64_t n) {
+  if constexpr (kIsComparison<F>) {
+    CompareRowT<F, T>(a, sa, b, sb, out, so, n);
+  } else {
+    BinaryRowT<F, T>(a, sa, b, sb, out, so, n);
+  }
+}
+
 // One row, for BinaryRow's callers: its own instantiation, because the
-// row loop's frame (BinaryRowsT inlines the strided loops, which spill
+// row loop's frame (RowsForOp inlines the strided loops, which spill
 // vectors) costs a 1e3-element contiguous add ~10% (42 -> 47 ns). Neither
 // is inlined into the op switch, which stays a table of tail calls.
 template <class F>
-HWY_NOINLINE void RowForOp(DType dtype, const char* a, int64_t sa, const char* b,
-              int64_t sb, char* out, int64_t so, int64_t n) {
+HWY_NOINLINE void RowForOp(DType dtype, const char* a, int64_t sa,
+                           const char* b, int64_t sb, char* out, int64_t so,
+                           int64_t n) {
   WithLaneType<F>(dtype, [&](auto zero) {
-    using T = decltype(zero);
-    if constexpr (kIsComparison<F>) {
-      CompareRowT<F, T>(a, sa, b, sb, out, so, n);
-    } else {
-      BinaryRowT<F, T>(a, sa, b, sb, out, so, n);
-    }
+    RowT<F, decltype(zero)>(a, sa, b, sb, out, so, n);
   });
 }
 
@@ -104,11 +112,9 @@ HWY_NOINLINE void RowForOp(DType dtype, const char* a, int64_t sa, const char* b
 template <class F>
 HWY_NOINLINE void RowsForOp(DType dtype, const RowSet& s) {
   WithLaneType<F>(dtype, [&](auto zero) {
-    using T = decltype(zero);
-    if constexpr (kIsComparison<F>) {
-      CompareRowsT<F, T>(s);
-    } else {
-      BinaryRowsT<F, T>(s);
+    for (int64_t r = 0; r < s.rows; ++r) {
+      RowT<F, decltype(zero)>(s.a + r * s.a_row, s.sa, s.b + r * s.b_row,
+                              s.sb, s.out + r * s.out_row, s.so, s.n);
     }
   });
 }

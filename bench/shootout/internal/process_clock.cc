@@ -14,23 +14,21 @@ namespace tessera {
 namespace shootout {
 namespace internal {
 
-int64_t ThreadCpuNs() {
+namespace {
+
+int64_t ClockNs(clockid_t clock) {
   timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
-int64_t ProcessCpuNs() {
-  timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
+}  // namespace
 
-int64_t MonotonicNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
+int64_t ThreadCpuNs() { return ClockNs(CLOCK_THREAD_CPUTIME_ID); }
+
+int64_t ProcessCpuNs() { return ClockNs(CLOCK_PROCESS_CPUTIME_ID); }
+
+int64_t MonotonicNs() { return ClockNs(CLOCK_MONOTONIC); }
 
 int64_t ProcStatusBytes(const char* field) {
   std::ifstream status("/proc/self/status");
