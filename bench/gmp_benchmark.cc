@@ -16,6 +16,9 @@
 //   * tessera_malloc: GMP routed to GlobalTesseraMalloc() (alloc/malloc), in
 //     a process whose malloc is still glibc's. (Tessera malloc as the
 //     process's malloc is the driver's LD_PRELOAD subject on route malloc.)
+//   * tessera_fast_paths: GMP routed to GlobalTesseraMalloc() by
+//     RouteGmpToTesseraMalloc() (alloc/malloc/gmp_route.h): GMP's functions
+//     are Tessera malloc's inline fast paths, no interface in between.
 //
 // The driver //bench:gmp_shootout runs this binary once per subject in a
 // fresh child (peers preloaded and proven) and prints the table:
@@ -50,6 +53,7 @@
 #include "absl/strings/str_cat.h"
 #include "alloc/allocator.h"
 #include "alloc/gmp/gmp_allocator.h"
+#include "alloc/malloc/gmp_route.h"
 #include "alloc/malloc/tessera_malloc.h"
 #include "alloc/pool/size_class_pool.h"
 #include "bench/shootout/catalog.h"
@@ -104,17 +108,12 @@ std::unique_ptr<SizeClassPool> MakePool() {
   return std::move(pool).value();
 }
 
-// Times x + y with GMP routed to `allocator` (its static type: a final class
-// gets the devirtualised trampolines), and fails the benchmark unless every
-// byte GMP took went back to it.
-template <typename A>
-void TimeRouted(benchmark::State& state, const Operands& operands,
-                A& allocator) {
+// Runs `timed` (x + y under some route to `allocator`) and fails the
+// benchmark unless every byte GMP took went back to the allocator.
+template <typename A, typename Timed>
+void TimeCheckingReturns(benchmark::State& state, A& allocator, Timed timed) {
   const AllocatorStats before = allocator.stats();
-  {
-    ScopedGmpAllocator route(allocator);
-    TimeAdd(state, operands);
-  }
+  timed();
   const AllocatorStats after = allocator.stats();
   if (after.bytes_in_use != before.bytes_in_use ||
       after.allocations == before.allocations) {
@@ -125,6 +124,17 @@ void TimeRouted(benchmark::State& state, const Operands& operands,
                      after.allocations - before.allocations, " allocations")
             .c_str());
   }
+}
+
+// Times x + y with GMP routed to `allocator` by alloc/gmp (its static type: a
+// final class gets the devirtualised trampolines).
+template <typename A>
+void TimeRouted(benchmark::State& state, const Operands& operands,
+                A& allocator) {
+  TimeCheckingReturns(state, allocator, [&] {
+    ScopedGmpAllocator route(allocator);
+    TimeAdd(state, operands);
+  });
 }
 
 void GmpAddSizeClass(benchmark::State& state, const Operands* operands) {
@@ -142,6 +152,13 @@ void GmpAddTesseraMalloc(benchmark::State& state, const Operands* operands) {
   TimeRouted(state, *operands, GlobalTesseraMalloc());  // TesseraMalloc&
 }
 
+void GmpAddTesseraFastPaths(benchmark::State& state, const Operands* operands) {
+  TimeCheckingReturns(state, GlobalTesseraMalloc(), [&] {
+    ScopedGmpTesseraMalloc route;  // alloc/malloc/gmp_route.h
+    TimeAdd(state, *operands);
+  });
+}
+
 struct Route {
   const char* name;
   void (*run)(benchmark::State&, const Operands*);
@@ -155,6 +172,7 @@ constexpr Route kRoutes[] = {
     {"size_class", &GmpAddSizeClass},
     {"size_class_virtual", &GmpAddSizeClassVirtual},
     {"tessera_malloc", &GmpAddTesseraMalloc},
+    {"tessera_fast_paths", &GmpAddTesseraFastPaths},
 };
 
 // The loaded object that the process's `malloc` resolves into.

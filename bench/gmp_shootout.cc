@@ -94,6 +94,9 @@ constexpr Subject kSubjects[] = {
      "GMP routed to a SizeClassPool through Allocator&"},
     {"tessera_route", "glibc", nullptr, "tessera_malloc",
      "GMP routed to GlobalTesseraMalloc() (alloc/gmp), glibc malloc"},
+    {"tessera_fast_route", "glibc", nullptr, "tessera_fast_paths",
+     "GMP routed to Tessera malloc's fast paths (alloc/malloc/gmp_route.h), "
+     "glibc malloc"},
     {"tessera_preload", nullptr, "alloc/malloc/libtessera_malloc.so", "malloc",
      "GMP defaults, libtessera_malloc.so preloaded"},
     {"tessera_linked", nullptr, nullptr, "malloc",
