@@ -46,9 +46,9 @@
 //     delay, on a slow path), a Collect, or a new page that finds no free
 //     slot; then it goes back to its segment (unless it is its class's only
 //     page: retiring at once re-carved W1's pages every batch), a segment whose
-//     last page goes is unmapped (one empty one is kept), and free slots and
-//     cached mappings that stayed free for the purge delay (100 ms) get
-//     MADV_DONTNEED. Transparent huge pages (MADV_HUGEPAGE) are advised for
+//     last page goes is unmapped (one empty one is kept), free slots that
+//     stayed free for the purge delay (100 ms) and cached mappings that
+//     stayed free for ten delays get MADV_DONTNEED. Transparent huge pages (MADV_HUGEPAGE) are advised for
 //     huge mappings of 4 MiB and more and for every segment of a heap after
 //     its first: a heap past 4 MiB faults its memory in 2 MiB pages (one
 //     fault instead of 512, and TLB reach for a large live set), and its RSS

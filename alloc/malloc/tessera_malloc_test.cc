@@ -5,7 +5,10 @@
 
 #include "alloc/malloc/tessera_malloc.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -379,6 +382,42 @@ TEST(TesseraMallocTest, FreedMemoryIsPurgedAndSegmentsReturned) {
   const TesseraMallocStats after = M().detailed_stats();
   EXPECT_LE(after.segments, before.segments + 1);
   EXPECT_GT(after.purged_bytes, before.purged_bytes);
+  ExpectIntact();
+}
+
+// A freed huge block's mapping stays cached and resident for ten purge
+// delays (a purge costs the kernel time in proportion to what is resident),
+// then Collect gives its pages back.
+TEST(TesseraMallocTest, CachedHugeMappingsArePurgedAfterTenDelays) {
+  TesseraMalloc::Collect(true);  // an empty huge cache
+  constexpr uint32_t kDelayMs = 40;
+  TesseraMalloc::SetPurgeDelayMs(kDelayMs);
+  constexpr size_t kBytes = size_t{6} << 20;
+  auto* block = static_cast<unsigned char*>(M().Allocate(kBytes));
+  ASSERT_NE(block, nullptr);
+  std::memset(block, 1, kBytes);
+  const auto resident_pages = [&] {
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(block) & ~uintptr_t{4095};
+    std::vector<unsigned char> pages((kBytes + 4095) / 4096);
+    EXPECT_EQ(mincore(reinterpret_cast<void*>(begin), kBytes, pages.data()), 0);
+    size_t resident = 0;
+    for (unsigned char page : pages) resident += page & 1;
+    return resident;
+  };
+  const auto freed_at = std::chrono::steady_clock::now();
+  M().Deallocate(block, kBytes);
+  EXPECT_GE(M().detailed_stats().huge_cached_bytes, kBytes);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2 * kDelayMs));
+  TesseraMalloc::Collect(false);
+  const auto checked_at = std::chrono::steady_clock::now();
+  if (checked_at - freed_at < std::chrono::milliseconds(9 * kDelayMs)) {
+    // Past one delay (slots would be purged now), short of ten.
+    EXPECT_EQ(resident_pages(), kBytes / 4096);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(10 * kDelayMs));
+  TesseraMalloc::Collect(false);
+  EXPECT_EQ(resident_pages(), 0u);
+  TesseraMalloc::SetPurgeDelayMs(100);
   ExpectIntact();
 }
 

@@ -60,7 +60,8 @@ void HugeEraseLocked(HugeEntry* e) {
   --g_huge_count;
 }
 
-// Unmaps or purges cached mappings that stayed free past the delay.
+// Unmaps or purges cached mappings that stayed free past their delays
+// (kHugeCachePurgeDelays).
 void HugeCacheAgeLocked(uint64_t now, bool force) {
   const uint32_t delay = g_purge_delay_ms.load(std::memory_order_relaxed);
   for (int i = 0; i < g_huge_cache_count;) {
@@ -72,7 +73,8 @@ void HugeCacheAgeLocked(uint64_t now, bool force) {
       e = g_huge_cache[--g_huge_cache_count];
       continue;
     }
-    if (!e.purged && age >= delay) {
+    if (!e.purged &&
+        age >= kHugeCachePurgeDelays * static_cast<uint64_t>(delay)) {
       Purge(e.base, e.map_bytes);
       e.purged = true;
     }
