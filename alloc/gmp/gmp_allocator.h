@@ -164,6 +164,13 @@ class ScopedGmpAllocator {
   // The state this scope restores.
   const GmpMemoryState& previous() const { return previous_; }
 
+ protected:
+  // For a scope over another route function (alloc/malloc/gmp_route.h):
+  // `previous` is what that function returned when it installed its route.
+  struct AlreadyRouted {};
+  ScopedGmpAllocator(AlreadyRouted, const GmpMemoryState& previous)
+      : previous_(previous) {}
+
  private:
   const GmpMemoryState previous_;
 };

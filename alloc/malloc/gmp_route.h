@@ -37,20 +37,12 @@ namespace tessera {
 // state it replaced, for RestoreGmpMemoryFunctions().
 GmpMemoryState RouteGmpToTesseraMalloc();
 
-// RouteGmpToTesseraMalloc() for the scope's lifetime.
-class ScopedGmpTesseraMalloc {
+// RouteGmpToTesseraMalloc() for the scope's lifetime; restores what was
+// there before, nesting with alloc/gmp's scopes.
+class ScopedGmpTesseraMalloc : public ScopedGmpAllocator {
  public:
-  ScopedGmpTesseraMalloc() : previous_(RouteGmpToTesseraMalloc()) {}
-  ~ScopedGmpTesseraMalloc() { RestoreGmpMemoryFunctions(previous_); }
-
-  ScopedGmpTesseraMalloc(const ScopedGmpTesseraMalloc&) = delete;
-  ScopedGmpTesseraMalloc& operator=(const ScopedGmpTesseraMalloc&) = delete;
-
-  // The state this scope restores.
-  const GmpMemoryState& previous() const { return previous_; }
-
- private:
-  const GmpMemoryState previous_;
+  ScopedGmpTesseraMalloc()
+      : ScopedGmpAllocator(AlreadyRouted{}, RouteGmpToTesseraMalloc()) {}
 };
 
 }  // namespace tessera

@@ -10,12 +10,15 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "alloc/gmp/gmp_allocator.h"
 #include "alloc/malloc/tessera_malloc.h"
+#include "absl/status/statusor.h"
+#include "alloc/pool/size_class_pool.h"
 #include "alloc/pool/internal/violation_recorder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -92,6 +95,27 @@ TEST(GmpRouteTest, RestoreBringsBackThePreviousFunctions) {
   EXPECT_EQ(restored.allocate, original.allocate);
   EXPECT_EQ(restored.reallocate, original.reallocate);
   EXPECT_EQ(restored.free, original.free);
+}
+
+TEST(GmpRouteTest, NestsWithTheGenericRoute) {
+  const GmpMemoryState original = CurrentGmpMemoryState();
+  absl::StatusOr<std::unique_ptr<SizeClassPool>> pool = SizeClassPool::Create();
+  ASSERT_TRUE(pool.ok());
+  {
+    ScopedGmpTesseraMalloc outer;
+    EXPECT_EQ(GmpRoutedAllocator(), &GlobalTesseraMalloc());
+    {
+      ScopedGmpAllocator inner(**pool);
+      EXPECT_EQ(GmpRoutedAllocator(), pool->get());
+      mpz_t x;
+      mpz_init_set_str(x, "123456789012345678901234567890", 10);
+      EXPECT_GT((*pool)->stats().live_allocations(), 0u);
+      mpz_clear(x);
+    }
+    EXPECT_EQ(GmpRoutedAllocator(), &GlobalTesseraMalloc());
+  }
+  EXPECT_EQ(CurrentGmpMemoryState().allocate, original.allocate);
+  EXPECT_EQ((*pool)->stats().live_allocations(), 0u);
 }
 
 // Numbers made on one thread and cleared on another: the cross-thread frees
