@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "alloc/gmp/gmp_allocator.h"
 #include "alloc/malloc/tessera_malloc.h"
-#include "absl/status/statusor.h"
 #include "alloc/pool/size_class_pool.h"
 #include "alloc/pool/internal/violation_recorder.h"
 #include "gmock/gmock.h"
