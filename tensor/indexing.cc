@@ -36,11 +36,42 @@ absl::Status OutOfBounds(const char* value, int axis, int64_t extent) {
       extent));
 }
 
-// The entries of `indices` in C order, made non-negative and checked against
-// `extent` under `mode` (`axis` only names the axis in errors).
-absl::StatusOr<std::vector<int64_t>> ResolveIndices(const Tensor& indices,
-                                                    int64_t extent, int axis,
-                                                    IndexMode mode) {
+// One entry of an index array made non-negative and checked against
+// `extent` under `mode`: true with *out set, false (kRaise only) when it is
+// out of bounds.
+template <typename T>
+inline bool NormalizeIndex(T raw, int64_t extent, IndexMode mode,
+                           int64_t* out) {
+  if constexpr (std::is_unsigned<T>::value && sizeof(T) == 8) {
+    if (raw > static_cast<T>(std::numeric_limits<int64_t>::max())) {
+      // Past every extent; wrap and clip still need its value.
+      if (mode == IndexMode::kRaise) return false;
+      *out = mode == IndexMode::kClip
+                 ? extent - 1
+                 : static_cast<int64_t>(raw % static_cast<uint64_t>(extent));
+      return true;
+    }
+  }
+  int64_t v = static_cast<int64_t>(raw);
+  if (mode == IndexMode::kClip) {
+    // NumPy: clip disables negative indices (they clip to 0).
+    *out = v < 0 ? 0 : (v >= extent ? extent - 1 : v);
+    return true;
+  }
+  if (v < -extent || v >= extent) {
+    if (mode == IndexMode::kRaise) return false;
+    v %= extent;  // kWrap
+  }
+  if (v < 0) v += extent;
+  *out = v;
+  return true;
+}
+
+// The checks of an index array shared by every use: an integer (or bool)
+// dtype, and no wrapping or clipping into an empty axis. Returns it
+// C-contiguous.
+absl::StatusOr<Tensor> CheckIndices(const Tensor& indices, int64_t extent,
+                                    IndexMode mode) {
   if (!indices.valid()) {
     return absl::InvalidArgumentError("index array is an empty handle");
   }
@@ -51,57 +82,40 @@ absl::StatusOr<std::vector<int64_t>> ResolveIndices(const Tensor& indices,
   }
   auto flat = Contiguous(indices);
   if (!flat.ok()) return flat.status();
-  const int64_t n = flat->size();
-  if (n > 0 && extent == 0 && mode != IndexMode::kRaise) {
+  if (flat->size() > 0 && extent == 0 && mode != IndexMode::kRaise) {
     return absl::InvalidArgumentError(
         "cannot do a non-empty take from an empty axes.");
   }
-  std::vector<int64_t> out(static_cast<size_t>(n));
-  absl::Status status;
-  VisitDType(indices.dtype(), [&](auto zero) {
+  return flat;
+}
+
+// Calls fn(p) with `flat`'s entries as a typed pointer (integer or bool
+// dtypes; CheckIndices has refused the others).
+template <typename Fn>
+void VisitIndexEntries(const Tensor& flat, Fn&& fn) {
+  VisitDType(flat.dtype(), [&](auto zero) {
     using T = decltype(zero);
     if constexpr (std::is_integral<T>::value) {
-      const T* p = static_cast<const T*>(flat->data());
-      for (int64_t i = 0; i < n; ++i) {
-        const T raw = p[i];
-        int64_t v;
-        if constexpr (std::is_unsigned<T>::value && sizeof(T) == 8) {
-          if (raw > static_cast<T>(std::numeric_limits<int64_t>::max())) {
-            // Past every extent; wrap and clip still need its value.
-            if (mode == IndexMode::kRaise) {
-              status = OutOfBounds(absl::StrFormat("%d", raw).c_str(), axis,
-                                   extent);
-              return;
-            }
-            if (mode == IndexMode::kClip) {
-              out[i] = extent - 1;
-              continue;
-            }
-            out[i] = static_cast<int64_t>(raw % static_cast<uint64_t>(extent));
-            continue;
-          }
-        }
-        v = static_cast<int64_t>(raw);
-        if (mode == IndexMode::kClip) {
-          // NumPy: clip disables negative indices (they clip to 0).
-          out[i] = v < 0 ? 0 : (v >= extent ? extent - 1 : v);
-          continue;
-        }
-        if (v < -extent || v >= extent) {
-          switch (mode) {
-            case IndexMode::kRaise:
-              status = OutOfBounds(absl::StrFormat("%d", v).c_str(), axis,
-                                   extent);
-              return;
-            case IndexMode::kWrap:
-              v %= extent;
-              break;
-            case IndexMode::kClip:
-              break;
-          }
-        }
-        if (v < 0) v += extent;
-        out[i] = v;
+      fn(static_cast<const T*>(flat.data()));
+    }
+  });
+}
+
+// The entries of `indices` in C order, made non-negative and checked against
+// `extent` under `mode` (`axis` only names the axis in errors).
+absl::StatusOr<std::vector<int64_t>> ResolveIndices(const Tensor& indices,
+                                                    int64_t extent, int axis,
+                                                    IndexMode mode) {
+  auto flat = CheckIndices(indices, extent, mode);
+  if (!flat.ok()) return flat.status();
+  const int64_t n = flat->size();
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  absl::Status status;
+  VisitIndexEntries(*flat, [&](const auto* p) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (!NormalizeIndex(p[i], extent, mode, &out[i])) {
+        status = OutOfBounds(absl::StrFormat("%d", p[i]).c_str(), axis, extent);
+        return;
       }
     }
   });
@@ -151,6 +165,36 @@ void GatherRows(const char* src, char* dst, int64_t outer, int64_t extent,
       dst += row;
     }
   }
+}
+
+// A take whose gathered axis is the outermost (1-D, or rows of a matrix):
+// each index is checked as it is used, with no resolved copy of the index
+// array. (Resolving 1e6 int64 indices into a vector first cost a zeroed
+// 8 MB buffer and a second pass: take of 1e6 float32 2.10 ms against
+// NumPy's 1.03 ms.) Returns the index of the first bad entry, or n.
+template <typename T>
+int64_t GatherResolving(const T* idx, int64_t n, const char* src,
+                        int64_t extent, IndexMode mode, size_t row,
+                        char* dst) {
+  int64_t i = 0;
+  const bool typed = VisitElementWidth(row, [&](auto w) {
+    using W = decltype(w);
+    const W* from = reinterpret_cast<const W*>(src);
+    W* to = reinterpret_cast<W*>(dst);
+    for (; i < n; ++i) {
+      int64_t v;
+      if (!NormalizeIndex(idx[i], extent, mode, &v)) return;
+      to[i] = from[v];
+    }
+  });
+  if (typed) return i;
+  for (; i < n; ++i) {
+    int64_t v;
+    if (!NormalizeIndex(idx[i], extent, mode, &v)) return i;
+    std::memcpy(dst + static_cast<size_t>(i) * row,
+                src + static_cast<size_t>(v) * row, row);
+  }
+  return n;
 }
 
 // Branch-free compaction of `n` elements of width W under a 0/1 byte mask:
@@ -233,16 +277,40 @@ absl::StatusOr<Tensor> take(const Tensor& t, const Tensor& indices,
   const Shape& in_shape = operand->tensor.shape();
   const int a = operand->axis;
   const int64_t extent = in_shape[a];
-  auto idx = ResolveIndices(indices, extent, a, mode);
-  if (!idx.ok()) return idx.status();
+  const internal::AxisSplit split = internal::SplitAtAxis(in_shape, a);
+  const size_t row = t.itemsize() * static_cast<size_t>(split.inner);
   Shape out_shape(in_shape.begin(), in_shape.begin() + a);
   out_shape.insert(out_shape.end(), indices.shape().begin(),
                    indices.shape().end());
   out_shape.insert(out_shape.end(), in_shape.begin() + a + 1, in_shape.end());
+  if (split.outer == 1) {
+    auto flat = CheckIndices(indices, extent, mode);
+    if (!flat.ok()) return flat.status();
+    auto out = empty(out_shape, t.dtype(), allocator);
+    if (!out.ok()) return out.status();
+    if (out->size() == 0) {
+      // Nothing to copy (empty rows), but NumPy still checks the indices.
+      auto checked = ResolveIndices(*flat, extent, a, mode);
+      if (!checked.ok()) return checked.status();
+      return out;
+    }
+    const int64_t n = flat->size();
+    absl::Status status;
+    VisitIndexEntries(*flat, [&](const auto* p) {
+      const int64_t bad = GatherResolving(
+          p, n, static_cast<const char*>(src->data()), extent, mode, row,
+          static_cast<char*>(out->mutable_data()));
+      if (bad < n) {
+        status = OutOfBounds(absl::StrFormat("%d", p[bad]).c_str(), a, extent);
+      }
+    });
+    if (!status.ok()) return status;
+    return out;
+  }
+  auto idx = ResolveIndices(indices, extent, a, mode);
+  if (!idx.ok()) return idx.status();
   auto out = empty(out_shape, t.dtype(), allocator);
   if (!out.ok()) return out.status();
-  const internal::AxisSplit split = internal::SplitAtAxis(in_shape, a);
-  const size_t row = t.itemsize() * static_cast<size_t>(split.inner);
   if (out->size() > 0) {
     GatherRows(static_cast<const char*>(src->data()),
                static_cast<char*>(out->mutable_data()), split.outer, extent,

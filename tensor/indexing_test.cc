@@ -126,6 +126,15 @@ TEST(IndexingTest, BadInputIsNamed) {
                 .status()
                 .message(),
             "cannot do a non-empty take from an empty axes.");
+  // Empty rows: nothing is copied, but the indices are still checked.
+  EXPECT_EQ(take(*zeros({3, 0}), *FromVector(std::vector<int64_t>{5}), 0)
+                .status()
+                .message(),
+            "index 5 is out of bounds for axis 0 with size 3");
+  auto empty_rows =
+      take(*zeros({3, 0}), *FromVector(std::vector<int64_t>{2, -1}), 0);
+  ASSERT_TRUE(empty_rows.ok());
+  EXPECT_EQ(empty_rows->shape(), (Shape{2, 0}));
   EXPECT_FALSE(nonzero(Tensor()).ok());
   EXPECT_FALSE(take(Tensor(), a).ok());
 }
