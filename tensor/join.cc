@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "tensor/internal/along_axis.h"
 #include "tensor/internal/thread_pool.h"
 #include "tensor/view.h"
@@ -63,6 +64,46 @@ void CopyBlocks(char* dst, int64_t row_bytes, const char* src, int64_t chunk,
         std::memcpy(dst + o * row_bytes, src + o * chunk,
                     static_cast<size_t>(chunk));
       }
+  }
+}
+
+// Interleaves `srcs.size()` contiguous inputs of `kChunk`-byte blocks into
+// rows of dst (stack along the last axis, hstack of columns): one pass over
+// the output. Copying each input on its own wrote every output line once per
+// input (stack of two 1e6 float32 along axis 1: 0.77 ms, NumPy 0.64 ms).
+template <size_t kChunk>
+void InterleaveFixedBlocks(char* dst, absl::Span<const char* const> srcs,
+                           int64_t outer) {
+  const size_t k = srcs.size();
+  if (k == 2) {
+    const char* a = srcs[0];
+    const char* b = srcs[1];
+    for (int64_t o = 0; o < outer; ++o) {
+      std::memcpy(dst, a + o * static_cast<int64_t>(kChunk), kChunk);
+      std::memcpy(dst + kChunk, b + o * static_cast<int64_t>(kChunk), kChunk);
+      dst += 2 * kChunk;
+    }
+    return;
+  }
+  for (int64_t o = 0; o < outer; ++o) {
+    for (size_t i = 0; i < k; ++i) {
+      std::memcpy(dst, srcs[i] + o * static_cast<int64_t>(kChunk), kChunk);
+      dst += kChunk;
+    }
+  }
+}
+
+// InterleaveFixedBlocks for a block size known only at run time; false when
+// `chunk` is not one it has a fixed-size copy for.
+bool InterleaveBlocks(char* dst, absl::Span<const char* const> srcs,
+                      int64_t chunk, int64_t outer) {
+  switch (chunk) {
+    case 1: InterleaveFixedBlocks<1>(dst, srcs, outer); return true;
+    case 2: InterleaveFixedBlocks<2>(dst, srcs, outer); return true;
+    case 4: InterleaveFixedBlocks<4>(dst, srcs, outer); return true;
+    case 8: InterleaveFixedBlocks<8>(dst, srcs, outer); return true;
+    case 16: InterleaveFixedBlocks<16>(dst, srcs, outer); return true;
+    default: return false;
   }
 }
 
@@ -140,6 +181,23 @@ absl::StatusOr<Tensor> concatenate(absl::Span<const Tensor> tensors,
   const int64_t inner = Product(absl::MakeConstSpan(shape).subspan(*a + 1));
   const int64_t row_bytes = shape[*a] * inner * itemsize;
   char* base = static_cast<char*>(out->mutable_data());
+  if (outer > 1 && tensors.size() > 1) {
+    // Inputs of one block size, contiguous and of the output's dtype, are
+    // interleaved row by row (one pass over the output).
+    std::vector<const char*> srcs;
+    const int64_t chunk = tensors[0].shape(*a) * inner * itemsize;
+    for (const Tensor& t : tensors) {
+      if (t.dtype() != dtype || !t.c_contiguous() ||
+          t.shape(*a) * inner * itemsize != chunk) {
+        srcs.clear();
+        break;
+      }
+      srcs.push_back(static_cast<const char*>(t.data()));
+    }
+    if (!srcs.empty() && InterleaveBlocks(base, srcs, chunk, outer)) {
+      return out;
+    }
+  }
   int64_t start = 0;
   for (const Tensor& t : tensors) {
     const int64_t length = t.shape(*a);

@@ -50,6 +50,64 @@ TEST(JoinTest, ConcatenateOfLargeInputsMatchesElementByElement) {
   }
 }
 
+// Inputs of one block size are interleaved row by row (blocks of 1, 2, 4, 8
+// and 16 bytes; two inputs and three); other block sizes and mixed dtypes
+// take the copy per input. Every case against element-by-element indexing.
+TEST(JoinTest, StackAndConcatenateAlongTheLastAxisInterleaveRows) {
+  struct Case {
+    DType dtype;
+    int64_t inner;  // elements per block
+    int inputs;
+  };
+  for (const Case& c : {Case{DType::kInt8, 1, 2}, Case{DType::kInt16, 1, 3},
+                        Case{DType::kFloat32, 1, 2}, Case{DType::kFloat32, 2, 3},
+                        Case{DType::kFloat64, 2, 2}, Case{DType::kInt32, 3, 2},
+                        Case{DType::kUInt8, 5, 4}}) {
+    constexpr int64_t kRows = 37;
+    std::vector<Tensor> parts;
+    for (int i = 0; i < c.inputs; ++i) {
+      parts.push_back(*reshape(
+          *astype(*arange(100 * i, 100 * i + kRows * c.inner, 1, DType::kInt32),
+                  c.dtype),
+          {kRows, c.inner}));
+    }
+    auto joined = concatenate(parts, 1);
+    ASSERT_TRUE(joined.ok()) << joined.status();
+    ASSERT_EQ(joined->shape(), Shape({kRows, c.inner * c.inputs}));
+    auto as_int = astype(*joined, DType::kInt32);
+    ASSERT_TRUE(as_int.ok());
+    const std::vector<int> got = as_int->ToVector<int>();
+    for (int64_t r = 0; r < kRows; ++r) {
+      for (int i = 0; i < c.inputs; ++i) {
+        for (int64_t e = 0; e < c.inner; ++e) {
+          const int want = static_cast<int>(
+              static_cast<int8_t>(100 * i + r * c.inner + e));
+          const int64_t at = (r * c.inputs + i) * c.inner + e;
+          if (c.dtype == DType::kInt8) {
+            ASSERT_EQ(got[at], want) << DTypeName(c.dtype) << " " << at;
+          } else if (c.dtype == DType::kUInt8) {
+            ASSERT_EQ(got[at], (100 * i + r * c.inner + e) & 0xFF) << at;
+          } else {
+            ASSERT_EQ(got[at], 100 * i + r * c.inner + e)
+                << DTypeName(c.dtype) << " " << at;
+          }
+        }
+      }
+    }
+  }
+  // stack(axis=-1) of two 1-D float32: the common case.
+  auto s = stack({Arange(5, DType::kFloat32), *astype(Arange(5), DType::kFloat32)},
+                 -1);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->shape(), Shape({5, 2}));
+  EXPECT_THAT(s->ToVector<float>(), ElementsAre(0, 0, 1, 1, 2, 2, 3, 3, 4, 4));
+  // Mixed dtypes promote and take the per-input copy.
+  auto m = stack({Arange(3, DType::kInt8), Arange(3, DType::kFloat32)}, 1);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->dtype(), DType::kFloat32);
+  EXPECT_THAT(m->ToVector<float>(), ElementsAre(0, 0, 1, 1, 2, 2));
+}
+
 TEST(JoinTest, ConcatenateAllocatesOnceFromTheGivenAllocator) {
   const Tensor a = Arange(10), b = Arange(5);
   ::tessera::testing::CountingAllocator counting;
