@@ -68,10 +68,11 @@ inline bool NormalizeIndex(T raw, int64_t extent, IndexMode mode,
 }
 
 // The checks of an index array shared by every use: an integer (or bool)
-// dtype, and no wrapping or clipping into an empty axis. Returns it
-// C-contiguous.
+// dtype, and no index into an empty axis where NumPy refuses the whole take
+// (any mode when the result would not be empty, wrap and clip always: they
+// have no element to land on). Returns it C-contiguous.
 absl::StatusOr<Tensor> CheckIndices(const Tensor& indices, int64_t extent,
-                                    IndexMode mode) {
+                                    IndexMode mode, bool result_nonempty) {
   if (!indices.valid()) {
     return absl::InvalidArgumentError("index array is an empty handle");
   }
@@ -82,7 +83,8 @@ absl::StatusOr<Tensor> CheckIndices(const Tensor& indices, int64_t extent,
   }
   auto flat = Contiguous(indices);
   if (!flat.ok()) return flat.status();
-  if (flat->size() > 0 && extent == 0 && mode != IndexMode::kRaise) {
+  if (flat->size() > 0 && extent == 0 &&
+      (mode != IndexMode::kRaise || result_nonempty)) {
     return absl::InvalidArgumentError(
         "cannot do a non-empty take from an empty axes.");
   }
@@ -103,10 +105,10 @@ void VisitIndexEntries(const Tensor& flat, Fn&& fn) {
 
 // The entries of `indices` in C order, made non-negative and checked against
 // `extent` under `mode` (`axis` only names the axis in errors).
-absl::StatusOr<std::vector<int64_t>> ResolveIndices(const Tensor& indices,
-                                                    int64_t extent, int axis,
-                                                    IndexMode mode) {
-  auto flat = CheckIndices(indices, extent, mode);
+absl::StatusOr<std::vector<int64_t>> ResolveIndices(
+    const Tensor& indices, int64_t extent, int axis, IndexMode mode,
+    bool result_nonempty = false) {
+  auto flat = CheckIndices(indices, extent, mode, result_nonempty);
   if (!flat.ok()) return flat.status();
   const int64_t n = flat->size();
   std::vector<int64_t> out(static_cast<size_t>(n));
@@ -139,13 +141,17 @@ bool VisitElementWidth(size_t width, Fn&& fn) {
 
 // Copies rows: for each outer block o and each index j, `row` bytes from
 // src + (o * extent + idx[j]) * row to the next row of dst.
+// (memcpy of sizeof(W) bytes: one load and one store, at any alignment: a
+// row of two int8 in a view at an odd offset is a misaligned uint16.)
 template <typename W>
 void GatherElements(const char* src, char* dst, int64_t outer, int64_t extent,
                     const std::vector<int64_t>& idx) {
-  W* out = reinterpret_cast<W*>(dst);
   for (int64_t o = 0; o < outer; ++o) {
-    const W* block = reinterpret_cast<const W*>(src) + o * extent;
-    for (int64_t j : idx) *out++ = block[j];
+    const char* block = src + static_cast<size_t>(o * extent) * sizeof(W);
+    for (int64_t j : idx) {
+      std::memcpy(dst, block + static_cast<size_t>(j) * sizeof(W), sizeof(W));
+      dst += sizeof(W);
+    }
   }
 }
 
@@ -178,13 +184,12 @@ int64_t GatherResolving(const T* idx, int64_t n, const char* src,
                         char* dst) {
   int64_t i = 0;
   const bool typed = VisitElementWidth(row, [&](auto w) {
-    using W = decltype(w);
-    const W* from = reinterpret_cast<const W*>(src);
-    W* to = reinterpret_cast<W*>(dst);
+    constexpr size_t kWidth = sizeof(w);  // a fixed-size memcpy: one move
     for (; i < n; ++i) {
       int64_t v;
       if (!NormalizeIndex(idx[i], extent, mode, &v)) return;
-      to[i] = from[v];
+      std::memcpy(dst + static_cast<size_t>(i) * kWidth,
+                  src + static_cast<size_t>(v) * kWidth, kWidth);
     }
   });
   if (typed) return i;
@@ -283,8 +288,10 @@ absl::StatusOr<Tensor> take(const Tensor& t, const Tensor& indices,
   out_shape.insert(out_shape.end(), indices.shape().begin(),
                    indices.shape().end());
   out_shape.insert(out_shape.end(), in_shape.begin() + a + 1, in_shape.end());
+  bool result_nonempty = true;
+  for (int64_t d : out_shape) result_nonempty &= d != 0;
   if (split.outer == 1) {
-    auto flat = CheckIndices(indices, extent, mode);
+    auto flat = CheckIndices(indices, extent, mode, result_nonempty);
     if (!flat.ok()) return flat.status();
     auto out = empty(out_shape, t.dtype(), allocator);
     if (!out.ok()) return out.status();
@@ -307,7 +314,7 @@ absl::StatusOr<Tensor> take(const Tensor& t, const Tensor& indices,
     if (!status.ok()) return status;
     return out;
   }
-  auto idx = ResolveIndices(indices, extent, a, mode);
+  auto idx = ResolveIndices(indices, extent, a, mode, result_nonempty);
   if (!idx.ok()) return idx.status();
   auto out = empty(out_shape, t.dtype(), allocator);
   if (!out.ok()) return out.status();

@@ -26,7 +26,10 @@
 // (`nonzero`, `argwhere`) are int64, as NumPy's intp.
 //
 // Cost: one pass over the index array or mask, then one copy of each
-// selected element (rows of contiguous elements with one memcpy each).
+// selected element (rows of contiguous elements with one memcpy each); a
+// `take` along the outermost axis does both in one pass, checking each
+// index as it copies (so, as in NumPy, its result is allocated before an
+// out-of-range index is found).
 // `masked_select` of a contiguous tensor by a mask of its own shape, the
 // hot case, is one branch-free pass (no mispredicted branch per element on
 // a random mask).
@@ -44,8 +47,10 @@
 //     the tensor's shape, "shape mismatch: value array of shape (3, 2) could
 //     not be broadcast to indexing result of shape (2, 3)" otherwise), a
 //     read-only destination;
-//   - take from an empty axis with a non-empty index array (NumPy:
-//     "cannot do a non-empty take from an empty axes").
+//   - take from an empty axis with a non-empty index array whose result
+//     would not be empty, or in mode kWrap or kClip (NumPy: "cannot do a
+//     non-empty take from an empty axes"); with an empty result, kRaise
+//     names the index as above.
 // Nothing is written when an error is returned.
 
 #ifndef TESSERA_TENSOR_INDEXING_H_

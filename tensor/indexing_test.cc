@@ -126,6 +126,24 @@ TEST(IndexingTest, BadInputIsNamed) {
                 .status()
                 .message(),
             "cannot do a non-empty take from an empty axes.");
+  // An empty axis: NumPy refuses a take with a non-empty result in every
+  // mode; with an empty result, raise names the index.
+  EXPECT_EQ(take(*zeros({0}), *FromVector(std::vector<int64_t>{0}))
+                .status()
+                .message(),
+            "cannot do a non-empty take from an empty axes.");
+  EXPECT_EQ(take(*zeros({0, 0}), *FromVector(std::vector<int64_t>{0}), 0)
+                .status()
+                .message(),
+            "index 0 is out of bounds for axis 0 with size 0");
+  // Rows of two int8 at an odd offset: moved as two bytes at any alignment.
+  const Tensor odd = *reshape(
+      *slice(*arange(0, 9, 1, DType::kInt8), 0, Slice(1, std::nullopt, 1)),
+      {4, 2});
+  auto rows = take(odd, *FromVector(std::vector<int64_t>{3, 0, -2}), 0);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(astype(*rows, DType::kInt32)->ToVector<int>(),
+            (std::vector<int>{7, 8, 1, 2, 5, 6}));
   // Empty rows: nothing is copied, but the indices are still checked.
   EXPECT_EQ(take(*zeros({3, 0}), *FromVector(std::vector<int64_t>{5}), 0)
                 .status()
