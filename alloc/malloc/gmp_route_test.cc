@@ -9,7 +9,6 @@
 #include <gmp.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -18,8 +17,8 @@
 #include "absl/status/statusor.h"
 #include "alloc/gmp/gmp_allocator.h"
 #include "alloc/malloc/tessera_malloc.h"
-#include "alloc/pool/size_class_pool.h"
 #include "alloc/pool/internal/violation_recorder.h"
+#include "alloc/pool/size_class_pool.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -27,7 +26,6 @@ namespace tessera {
 namespace {
 
 using pool_internal::ViolationRecorder;
-using ::testing::HasSubstr;
 
 // Decimal digits of a string GMP allocated, freed with GMP's free function
 // and the size it was allocated with (as GMP's own callers must).

@@ -48,11 +48,12 @@
 //     page: retiring at once re-carved W1's pages every batch), a segment whose
 //     last page goes is unmapped (one empty one is kept), free slots that
 //     stayed free for the purge delay (100 ms) and cached mappings that
-//     stayed free for ten delays get MADV_DONTNEED. Transparent huge pages (MADV_HUGEPAGE) are advised for
-//     huge mappings of 4 MiB and more and for every segment of a heap after
-//     its first: a heap past 4 MiB faults its memory in 2 MiB pages (one
-//     fault instead of 512, and TLB reach for a large live set), and its RSS
-//     grows in 2 MiB steps (kSmallPageSegments says what that costs).
+//     stayed free for ten delays get MADV_DONTNEED. Transparent huge pages
+//     (MADV_HUGEPAGE) are advised for huge mappings of 4 MiB and more and
+//     for every segment of a heap after its first: a heap past 4 MiB faults
+//     its memory in 2 MiB pages (one fault instead of 512, and TLB reach for
+//     a large live set), and its RSS grows in 2 MiB steps
+//     (kSmallPageSegments says what that costs).
 //   * A thread's heap outlives the thread: at exit it is abandoned, other
 //     threads' frees keep landing in it, any thread's slow path collects one
 //     abandoned heap now and then (frees its empty pages and segments), and
@@ -169,7 +170,8 @@ class TesseraMalloc final : public Allocator {
   // has not yet stayed free for the delay.
   static void Collect(bool force = false);
   // How long free memory stays resident before MADV_DONTNEED (default 100;
-  // engine_internal.h's kDefaultPurgeDelayMs says what it trades).
+  // cached huge mappings ten times as long; engine_internal.h's
+  // kDefaultPurgeDelayMs and kHugeCachePurgeDelays say what they trade).
   static void SetPurgeDelayMs(uint32_t ms);
 
   size_t max_allocation_size() const override { return size_t{1} << 46; }

@@ -127,8 +127,9 @@ const char* CheckAllHeaps(int* invariant);
 // free range (force = true ignores the purge delay).
 void Collect(bool force);
 
-// Milliseconds a free range stays resident before it is purged (default 10;
-// 0 purges at once). Process-wide.
+// Milliseconds a free range stays resident before it is purged (default
+// 100, ten times that for cached huge mappings; 0 purges at once).
+// Process-wide.
 void SetPurgeDelayMs(uint32_t ms);
 
 // For the override: fork handlers (lock everything before fork, unlock in

@@ -228,10 +228,12 @@ inline std::atomic<uint32_t> g_purge_delay_ms{kDefaultPurgeDelayMs};
 // 0.03 ms per MiB, and it lands on whichever slow path runs the purge tick:
 // a program that loads (vectors growing to 10-16 MB, then freed) and then
 // computes paid ~1.3 ms inside its compute phase. That was the shootout's
-// replay of the Python trace after its parse: 7.2 ns a call with one delay,
-// 3.0 ns with ten (A/B of the preloaded library, 2026-12-06, 8 rounds).
-// Peak RSS is unchanged (a mapping purged later was resident at the peak
-// either way; the cc1plus trace's RSS/live read 1.95-2.23 in both builds).
+// replay of the Python trace after its parse: 6.68 ns a call with one
+// delay, 3.07 ns with ten (A/B of the preloaded library, 2026-12-06, 10
+// rounds). The cost: memory a program allocates within a second of freeing
+// huge blocks stacks on up to kHugeCacheMaxBytes still resident, where one
+// delay held it 100 ms. On the measured traces peak RSS did not move (the
+// cc1plus trace's RSS/live read 1.95-2.23 in both builds).
 inline constexpr uint32_t kHugeCachePurgeDelays = 10;
 inline std::atomic<ViolationHook> g_hook{nullptr};
 

@@ -9,9 +9,10 @@ namespace tessera {
 namespace malloc_internal {
 
 // ---------------------------------------------------------------------------
-// Purging: free slots and cached huge mappings that stayed free past the
-// delay go back to the OS (MADV_DONTNEED); a heap does this on its slow
-// paths, at most every delay/2, and collects one abandoned heap each time.
+// Purging: free slots that stayed free past the delay, and cached huge
+// mappings past ten delays (kHugeCachePurgeDelays), go back to the OS
+// (MADV_DONTNEED); a heap does this on its slow paths, at most every
+// delay/2, and collects one abandoned heap each time.
 // ---------------------------------------------------------------------------
 
 void PurgeSegments(Heap* h, uint64_t now, bool force) {
