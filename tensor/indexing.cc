@@ -67,6 +67,23 @@ inline bool NormalizeIndex(T raw, int64_t extent, IndexMode mode,
   return true;
 }
 
+// "index N is out of bounds ..." for the raw entry `raw`.
+template <typename T>
+absl::Status IndexOutOfBounds(T raw, int axis, int64_t extent) {
+  return OutOfBounds(absl::StrFormat("%d", raw).c_str(), axis, extent);
+}
+
+// The first entry of idx[0, n) out of bounds under `mode`, or n.
+template <typename T>
+int64_t FirstBadIndex(const T* idx, int64_t n, int64_t extent,
+                      IndexMode mode) {
+  int64_t v;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!NormalizeIndex(idx[i], extent, mode, &v)) return i;
+  }
+  return n;
+}
+
 // The checks of an index array shared by every use: an integer (or bool)
 // dtype, and no index into an empty axis where NumPy refuses the whole take
 // (any mode when the result would not be empty, wrap and clip always: they
@@ -116,7 +133,7 @@ absl::StatusOr<std::vector<int64_t>> ResolveIndices(
   VisitIndexEntries(*flat, [&](const auto* p) {
     for (int64_t i = 0; i < n; ++i) {
       if (!NormalizeIndex(p[i], extent, mode, &out[i])) {
-        status = OutOfBounds(absl::StrFormat("%d", p[i]).c_str(), axis, extent);
+        status = IndexOutOfBounds(p[i], axis, extent);
         return;
       }
     }
@@ -295,21 +312,18 @@ absl::StatusOr<Tensor> take(const Tensor& t, const Tensor& indices,
     if (!flat.ok()) return flat.status();
     auto out = empty(out_shape, t.dtype(), allocator);
     if (!out.ok()) return out.status();
-    if (out->size() == 0) {
-      // Nothing to copy (empty rows), but NumPy still checks the indices.
-      auto checked = ResolveIndices(*flat, extent, a, mode);
-      if (!checked.ok()) return checked.status();
-      return out;
-    }
     const int64_t n = flat->size();
     absl::Status status;
     VisitIndexEntries(*flat, [&](const auto* p) {
-      const int64_t bad = GatherResolving(
-          p, n, static_cast<const char*>(src->data()), extent, mode, row,
-          static_cast<char*>(out->mutable_data()));
-      if (bad < n) {
-        status = OutOfBounds(absl::StrFormat("%d", p[bad]).c_str(), a, extent);
-      }
+      // With empty rows nothing is copied, but NumPy still checks the
+      // indices.
+      const int64_t bad =
+          out->size() == 0
+              ? FirstBadIndex(p, n, extent, mode)
+              : GatherResolving(p, n, static_cast<const char*>(src->data()),
+                                extent, mode, row,
+                                static_cast<char*>(out->mutable_data()));
+      if (bad < n) status = IndexOutOfBounds(p[bad], a, extent);
     });
     if (!status.ok()) return status;
     return out;

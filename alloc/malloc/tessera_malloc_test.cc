@@ -8,9 +8,9 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
