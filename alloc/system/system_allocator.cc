@@ -6,11 +6,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_format.h"
+#include "alloc/internal/mapped_blocks.h"
 #include "alloc/internal/zero_memory.h"
 
 namespace tessera {
@@ -327,6 +329,7 @@ SystemAllocator::SystemAllocator(absl::string_view name, size_t min_alignment,
       aligned_path_(aligned_path),
       zero_every_block_(zero_every_block),
       options_(options),
+      mapped_(options.huge_pages, kThreadCacheEnabled),
       registry_(options.track_live_blocks
                     ? std::make_unique<internal::LiveBlockRegistry>()
                     : nullptr),
@@ -383,7 +386,8 @@ inline void* SystemAllocator::AllocateImpl(size_t bytes, size_t alignment,
 void* SystemAllocator::AllocateFromMalloc(size_t bytes,
                                           size_t alignment) noexcept {
   const size_t request = bytes == 0 ? 1 : bytes;
-  if (request < options_.huge_page_threshold) {
+  if (request < options_.huge_page_threshold &&
+      request < internal::MappedBlocks::kMinBytes) {
     if (void* block = std::malloc(request)) {
       stats_.RecordAllocation(bytes);
       return block;
@@ -394,9 +398,21 @@ void* SystemAllocator::AllocateFromMalloc(size_t bytes,
 
 void* SystemAllocator::AllocateSlow(size_t bytes, size_t alignment,
                                     bool zero) noexcept {
-  const size_t effective = EffectiveAlignment(alignment);
   const size_t request = bytes == 0 ? 1 : bytes;  // a unique minimal block
   if (request > max_allocation_size()) return CountFailure();
+  void* block = AllocateBlock(request, EffectiveAlignment(alignment), zero);
+  if (block == nullptr) return CountFailure();
+  if (registry_) registry_->Insert(block, bytes, alignment);
+  stats_.RecordAllocation(bytes);
+  return block;
+}
+
+void* SystemAllocator::AllocateBlock(size_t request, size_t effective,
+                                     bool zero) noexcept {
+  if (request >= internal::MappedBlocks::kMinBytes &&
+      effective <= internal::MappedBlocks::kAlignment) {
+    return mapped_.Allocate(request, zero);
+  }
   void* block = nullptr;
   if (effective <= kDefaultAlignment) {
     block = zero ? std::calloc(1, request) : std::malloc(request);
@@ -405,16 +421,12 @@ void* SystemAllocator::AllocateSlow(size_t bytes, size_t alignment,
     if (size_class != 0) {
       block = PopCached(effective, size_class);
       if (block != nullptr && zero) std::memset(block, 0, request);
-    } else if (kThreadCacheEnabled &&
-               (!zero || request < internal::kLazyZeroMinBytes)) {
+    } else if (kThreadCacheEnabled) {
       // A zeroed request below the crossover (alloc/internal/zero_memory.h)
       // reuses a cached big block too: a memset of it, still in cache, costs
       // less than calloc's block, which glibc clears or faults in afresh
-      // (zeros 1e5: 1.44x NumPy with calloc, 1.0x so). Above it calloc's
-      // fresh mapping is cheaper still: glibc maps blocks that large, and
-      // nothing but the header page is touched (zeros 1e7: 1.4x NumPy, where
-      // giving a cached block's huge pages back is ~15x, its first huge page
-      // faulting again for the header).
+      // (zeros 1e5: 1.44x NumPy with calloc, 1.0x so). Requests above it are
+      // mapped blocks (internal/mapped_blocks.h) and never get here.
       block = PopBigCached(request, effective);
       if (block != nullptr && zero) std::memset(block, 0, request);
     }
@@ -430,12 +442,11 @@ void* SystemAllocator::AllocateSlow(size_t bytes, size_t alignment,
     if (posix_memalign(&block, effective, request) != 0) block = nullptr;
     if (block != nullptr && zero) std::memset(block, 0, request);
   }
-  if (block == nullptr) return CountFailure();
   // Header blocks were advised when they were first carved (a cached one
   // keeps its advice); the others are fresh from glibc.
-  if (!UsesHeader(effective)) MaybeAdviseHugePages(block, request);
-  if (registry_) registry_->Insert(block, bytes, alignment);
-  stats_.RecordAllocation(bytes);
+  if (block != nullptr && !UsesHeader(effective)) {
+    MaybeAdviseHugePages(block, request);
+  }
   return block;
 }
 
@@ -458,6 +469,19 @@ absl::Status SystemAllocator::CheckBlock(const void* ptr, size_t bytes,
           absl::StrFormat("%s: %s", name(), status.message()));
     }
     return absl::OkStatus();
+  }
+  if (internal::MappedBlocks::MayBeMapped(ptr)) {
+    switch (mapped_.Find(ptr)) {
+      case internal::MappedBlocks::State::kLive:
+        return absl::OkStatus();
+      case internal::MappedBlocks::State::kCached:
+        *violation = ContractViolation::kDoubleFree;
+        return absl::FailedPreconditionError(absl::StrFormat(
+            "%s: %p was already freed (double free of a mapped block)",
+            name(), ptr));
+      case internal::MappedBlocks::State::kNone:
+        break;
+    }
   }
   const size_t effective = EffectiveAlignment(alignment);
   if (!UsesHeader(effective)) return absl::OkStatus();  // cannot tell
@@ -538,6 +562,21 @@ void SystemAllocator::DeallocateSlow(void* ptr, size_t bytes,
       !EraseFromRegistry(ptr, bytes, alignment)) {
     return;  // reported; never hand a bad pointer to free()
   }
+  // A mapped block (2 MiB-aligned, which no glibc block is) is found by its
+  // address, whatever `bytes` says.
+  if (internal::MappedBlocks::MayBeMapped(ptr)) {
+    switch (mapped_.Free(ptr)) {
+      case internal::MappedBlocks::State::kLive:
+        stats_.RecordDeallocation(bytes);
+        return;
+      case internal::MappedBlocks::State::kCached:
+        ReportContractViolation(name(), ContractViolation::kDoubleFree, ptr,
+                                "the mapped block is already free (cached)");
+        return;
+      case internal::MappedBlocks::State::kNone:
+        break;
+    }
+  }
   const size_t effective = EffectiveAlignment(alignment);
   if (!UsesHeader(effective)) {
     stats_.RecordDeallocation(bytes);
@@ -579,7 +618,24 @@ void* SystemAllocator::DoReallocate(void* ptr, size_t old_bytes,
     return CountFailure();
   }
   void* block = nullptr;
-  if (effective <= kDefaultAlignment) {
+  size_t capacity = 0;
+  bool advise = true;
+  if (internal::MappedBlocks::MayBeMapped(ptr) &&
+      mapped_.Find(ptr, &capacity) == internal::MappedBlocks::State::kLive) {
+    advise = false;  // mapped blocks were advised when mapped
+    if (request <= capacity && request > capacity / 2) {
+      block = ptr;  // fits, and wastes at most half: stays
+    } else if (request >= internal::MappedBlocks::kMinBytes) {
+      block = mapped_.Resize(ptr, request);  // pages moved, not copied
+    } else {
+      block = AllocateBlock(request, effective, /*zero=*/false);
+      if (block != nullptr) {
+        const size_t keep = std::min(std::min(old_bytes, capacity), request);
+        std::memcpy(block, ptr, keep);
+        mapped_.Free(ptr);
+      }
+    }
+  } else if (effective <= kDefaultAlignment) {
     block = std::realloc(ptr, request);
   } else if (UsesHeader(effective)) {
     const DecodedHeader header = DecodeHeader(ptr);
@@ -617,7 +673,7 @@ void* SystemAllocator::DoReallocate(void* ptr, size_t old_bytes,
   if (zero_every_block_ && new_bytes > old_bytes) {
     std::memset(static_cast<char*>(block) + old_bytes, 0, new_bytes - old_bytes);
   }
-  MaybeAdviseHugePages(block, request);
+  if (advise) MaybeAdviseHugePages(block, request);
   if (registry_) registry_->Move(ptr, block, new_bytes, alignment);
   stats_.RecordReallocation(old_bytes, new_bytes);
   return block;
@@ -637,7 +693,21 @@ absl::Status SystemAllocator::CheckIntegrity() const {
         "in use",
         name(), s.bytes_in_use));
   }
+  if (absl::Status mapped = mapped_.CheckIntegrity(s.live_allocations());
+      !mapped.ok()) {
+    return absl::InternalError(absl::StrFormat(
+        "%s: invariant 3 (mapped blocks) violated: %s", name(),
+        mapped.message()));
+  }
   return absl::OkStatus();
+}
+
+size_t SystemAllocator::ReleaseCachedMappings() {
+  return mapped_.ReleaseCached();
+}
+
+size_t SystemAllocator::cached_mapping_bytes() const {
+  return mapped_.cached_bytes();
 }
 
 AlignedAllocator::AlignedAllocator(size_t min_alignment,

@@ -543,7 +543,29 @@ void* TlsfArena::DoAllocateZeroed(size_t bytes, size_t alignment) noexcept {
   // Read before the allocation moves it: what lies at or above it in the
   // first region was never handed out (invariant 10).
   const uint64_t clean_from = high_water_;
-  char* const p = static_cast<char*>(TlsfArena::DoAllocate(bytes, alignment));
+  char* p = nullptr;
+  constexpr size_t kHuge = internal::kZeroHugePageBytes;
+  if (bytes >= internal::kLazyZeroMinBytes && alignment <= kHuge &&
+      options_.system_memory.anonymous && max_block_ >= kHuge &&
+      bytes <= max_block_ - kHuge) {
+    // A large zeroed block starts on a huge-page boundary and spans whole
+    // huge pages, so that ZeroMemory gives every page back and writes
+    // nothing: otherwise it memsets the unaligned head and tail, up to 2 MiB
+    // each (zeros of 1e7 floats: 30 us a call, against 22 us for NumPy's
+    // fresh calloc). The alignment gap below stays a free block.
+    if (!pointer_index_ && pointer_index_allowed_) BuildPointerIndex();
+    const size_t whole = (bytes + kHuge - 1) & ~(kHuge - 1);
+    Failure why = Failure::kNone;
+    const uint32_t i = AllocBlock(whole, kHuge, &why);
+    if (i != kNil) {
+      stats_.RecordAllocation(SizeOf(N(i)));
+      p = N(i)->addr;
+      bytes = whole;  // clear the whole pages: no partial one at the end
+    }
+  }
+  if (p == nullptr) {
+    p = static_cast<char*>(TlsfArena::DoAllocate(bytes, alignment));
+  }
   if (p == nullptr || bytes == 0) return p;
   const int r = RegionOf(p);
   const Region& region = regions_[r];

@@ -49,7 +49,16 @@ TEST(TlsfZeroedTest, ZeroedRequestAfterDirtyReuseReadsAllZero) {
       arena->Deallocate(dirty, bytes);
       void* zeroed = arena->AllocateZeroed(bytes);
       ASSERT_NE(zeroed, nullptr);
-      EXPECT_EQ(zeroed, dirty) << "the dirty block should be reused";
+      if (bytes < crossover) {
+        EXPECT_EQ(zeroed, dirty) << "the dirty block should be reused";
+      } else {
+        // Large: on a huge-page boundary, in the dirty block's memory.
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(zeroed) %
+                      internal::kZeroHugePageBytes,
+                  0u);
+        EXPECT_LT(static_cast<char*>(zeroed),
+                  static_cast<char*>(dirty) + bytes);
+      }
       EXPECT_TRUE(AllZero(zeroed, bytes))
           << bytes << " bytes after a " << shift << "-byte lead";
       std::memset(zeroed, 0x5A, bytes);  // and it is ordinary memory again
@@ -63,12 +72,17 @@ TEST(TlsfZeroedTest, ZeroedRequestAfterDirtyReuseReadsAllZero) {
 TEST(TlsfZeroedTest, PartlyReusedBlockIsClearedBelowTheHighWaterMark) {
   auto arena = MakeArena(64 * kMiB, Uncached());
   ASSERT_NE(arena, nullptr);
-  void* small = arena->Allocate(1000);
-  std::memset(small, 0xFF, 1000);
-  arena->Deallocate(small, 1000);
-  // Starts where `small` did and runs past the high water mark.
-  void* big = arena->AllocateZeroed(6 * kMiB);
-  ASSERT_EQ(big, small);
+  const size_t dirty_bytes = 3 * kMiB;
+  char* dirty = static_cast<char*>(arena->Allocate(dirty_bytes));
+  std::memset(dirty, 0xFF, dirty_bytes);
+  arena->Deallocate(dirty, dirty_bytes);
+  // Starts in the dirty block (at its first huge-page boundary: a large
+  // zeroed block spans whole huge pages) and runs past the high water mark.
+  char* big = static_cast<char*>(arena->AllocateZeroed(6 * kMiB));
+  ASSERT_GE(big, dirty);
+  ASSERT_LT(big, dirty + dirty_bytes);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big) % internal::kZeroHugePageBytes,
+            0u);
   EXPECT_TRUE(AllZero(big, 6 * kMiB));
   EXPECT_GE(arena->Stats().high_water_offset, 6 * kMiB);
   arena->Deallocate(big, 6 * kMiB);
@@ -104,8 +118,10 @@ TEST(TlsfZeroedTest, GrowthRegionsGiveZeroedBlocksToo) {
   ASSERT_NE(p, nullptr);
   std::memset(p, 0x77, bytes);
   (*arena)->Deallocate(p, bytes);
-  void* q = (*arena)->AllocateZeroed(bytes);
-  ASSERT_EQ(q, p);
+  char* q = static_cast<char*>((*arena)->AllocateZeroed(bytes));
+  // In the dirty block's memory, on its first huge-page boundary.
+  ASSERT_GE(q, static_cast<char*>(p));
+  ASSERT_LT(q, static_cast<char*>(p) + bytes);
   EXPECT_TRUE(AllZero(q, bytes));
   (*arena)->Deallocate(q, bytes);
   EXPECT_GE((*arena)->Stats().regions, 2u);

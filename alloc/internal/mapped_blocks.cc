@@ -1,0 +1,266 @@
+// Copyright 2026 The Tessera Authors.
+
+#include "alloc/internal/mapped_blocks.h"
+
+#include <sys/mman.h>
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+
+namespace tessera {
+namespace internal {
+namespace {
+
+constexpr size_t kPage = 4096;
+
+size_t RoundUp(size_t n, size_t unit) { return (n + unit - 1) & ~(unit - 1); }
+
+}  // namespace
+
+MappedBlocks::~MappedBlocks() { ReleaseCached(); }
+
+void MappedBlocks::Unmap(char* block, size_t capacity) noexcept {
+  munmap(block - kPage, capacity + kPage);
+}
+
+void* MappedBlocks::Allocate(size_t bytes, bool zeroed) noexcept {
+  if (bytes > SIZE_MAX - 2 * kAlignment) return nullptr;
+  const size_t capacity = RoundUp(bytes < kMinBytes ? kMinBytes : bytes,
+                                  kAlignment);
+  char* reused = nullptr;
+  size_t reused_capacity = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // The newest cached block that fits without wasting more than half.
+    for (size_t i = cached_.size(); i-- > 0;) {
+      Entry& e = entries_.find(reinterpret_cast<uintptr_t>(cached_[i]))->second;
+      if (e.capacity < capacity || e.capacity / 2 > bytes) continue;
+      reused = cached_[i];
+      reused_capacity = e.capacity;
+      e.cached = false;
+      cached_.erase(cached_.begin() + static_cast<ptrdiff_t>(i));
+      cached_bytes_ -= e.capacity;
+      ++live_;
+      break;
+    }
+  }
+  if (reused != nullptr) {
+    if (zeroed) {
+      // Whole 2 MiB units from a 2 MiB boundary: no huge page is split, and
+      // units never touched since the last time cost only the page walk.
+      const size_t span = RoundUp(bytes, kAlignment);
+      if (madvise(reused, span <= reused_capacity ? span : reused_capacity,
+                  MADV_DONTNEED) != 0) {
+        std::memset(reused, 0, bytes);
+      }
+    }
+    return reused;
+  }
+  // Room to put the block on a 2 MiB boundary with a page below it.
+  const size_t map_bytes = capacity + kAlignment;
+  void* m = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  char* const base = static_cast<char*>(m);
+  char* const block = reinterpret_cast<char*>(
+      RoundUp(reinterpret_cast<uintptr_t>(base) + kPage, kAlignment));
+  const size_t lead = static_cast<size_t>(block - kPage - base);
+  if (lead != 0) munmap(base, lead);
+  char* const end = block + capacity;
+  const size_t trail = static_cast<size_t>(base + map_bytes - end);
+  if (trail != 0) munmap(end, trail);
+  // Advice only: a kernel without transparent huge pages says EINVAL. The
+  // page below is advised too (it is never part of a huge page), so that the
+  // mapping stays one area: mremap (Resize) moves only single areas.
+  if (huge_pages_) madvise(block - kPage, capacity + kPage, MADV_HUGEPAGE);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_[reinterpret_cast<uintptr_t>(block)] = Entry{capacity, false};
+    ++live_;
+  }
+  return block;  // fresh anonymous pages: zero whether or not asked
+}
+
+MappedBlocks::State MappedBlocks::Find(const void* ptr,
+                                       size_t* capacity) const noexcept {
+  if (!MayBeMapped(ptr)) return State::kNone;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == entries_.end()) return State::kNone;
+  if (capacity != nullptr) *capacity = it->second.capacity;
+  return it->second.cached ? State::kCached : State::kLive;
+}
+
+void MappedBlocks::EvictLocked(std::vector<std::pair<char*, size_t>>* evicted) {
+  while (!cached_.empty() &&
+         (cached_.size() > static_cast<size_t>(kMaxCachedBlocks) ||
+          cached_bytes_ > kMaxCachedBytes)) {
+    char* oldest = cached_.front();
+    cached_.erase(cached_.begin());
+    auto it = entries_.find(reinterpret_cast<uintptr_t>(oldest));
+    cached_bytes_ -= it->second.capacity;
+    evicted->emplace_back(oldest, it->second.capacity);
+    entries_.erase(it);
+  }
+}
+
+MappedBlocks::State MappedBlocks::Free(void* ptr) noexcept {
+  if (!MappedBlocks::MayBeMapped(ptr)) return State::kNone;
+  std::vector<std::pair<char*, size_t>> unmap;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(reinterpret_cast<uintptr_t>(ptr));
+    if (it == entries_.end()) return State::kNone;
+    if (it->second.cached) return State::kCached;
+    --live_;
+    char* block = static_cast<char*>(ptr);
+    if (cache_ && it->second.capacity <= kMaxCachedBytes) {
+      it->second.cached = true;
+      cached_.push_back(block);
+      cached_bytes_ += it->second.capacity;
+      EvictLocked(&unmap);
+    } else {
+      unmap.emplace_back(block, it->second.capacity);
+      entries_.erase(it);
+    }
+  }
+  for (const auto& [block, capacity] : unmap) Unmap(block, capacity);
+  return State::kLive;
+}
+
+void* MappedBlocks::Resize(void* ptr, size_t bytes) noexcept {
+  if (!MayBeMapped(ptr) || bytes > SIZE_MAX - 2 * kAlignment) return nullptr;
+  const size_t capacity = RoundUp(bytes < kMinBytes ? kMinBytes : bytes,
+                                  kAlignment);
+  char* const block = static_cast<char*>(ptr);
+  size_t old_capacity = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(reinterpret_cast<uintptr_t>(ptr));
+    if (it == entries_.end() || it->second.cached) return nullptr;
+    old_capacity = it->second.capacity;
+    if (capacity <= old_capacity) {
+      // Shrink in place: the tail goes back to the kernel.
+      if (capacity < old_capacity) {
+        munmap(block + capacity, old_capacity - capacity);
+        it->second.capacity = capacity;
+      }
+      return ptr;
+    }
+  }
+  // Grow: reserve an aligned range, then move the block's pages there (page
+  // table entries move, no byte is copied) and let it grow in place; the
+  // area keeps its huge-page advice.
+  const size_t reserve_bytes = capacity + kAlignment;
+  void* r = mmap(nullptr, reserve_bytes, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (r == MAP_FAILED) return nullptr;
+  char* const reserve = static_cast<char*>(r);
+  char* const target = reinterpret_cast<char*>(
+      RoundUp(reinterpret_cast<uintptr_t>(reserve) + kPage, kAlignment));
+  void* moved = mremap(block - kPage, old_capacity + kPage, capacity + kPage,
+                       MREMAP_MAYMOVE | MREMAP_FIXED, target - kPage);
+  if (moved == MAP_FAILED) {
+    munmap(reserve, reserve_bytes);
+    return nullptr;
+  }
+  // The move replaced [target - 4 KiB, target + capacity) of the reservation;
+  // what is left of it on either side goes.
+  const size_t lead = static_cast<size_t>(target - kPage - reserve);
+  if (lead != 0) munmap(reserve, lead);
+  char* const end = target + capacity;
+  const size_t trail = static_cast<size_t>(reserve + reserve_bytes - end);
+  if (trail != 0) munmap(end, trail);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.erase(reinterpret_cast<uintptr_t>(ptr));
+    entries_[reinterpret_cast<uintptr_t>(target)] = Entry{capacity, false};
+  }
+  return target;
+}
+
+size_t MappedBlocks::ReleaseCached() noexcept {
+  std::vector<std::pair<char*, size_t>> unmap;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (char* block : cached_) {
+      auto it = entries_.find(reinterpret_cast<uintptr_t>(block));
+      unmap.emplace_back(block, it->second.capacity);
+      entries_.erase(it);
+    }
+    cached_.clear();
+    cached_bytes_ = 0;
+  }
+  size_t released = 0;
+  for (const auto& [block, capacity] : unmap) {
+    Unmap(block, capacity);
+    released += capacity;
+  }
+  return released;
+}
+
+size_t MappedBlocks::live_blocks() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return live_;
+}
+
+size_t MappedBlocks::cached_blocks() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return cached_.size();
+}
+
+size_t MappedBlocks::cached_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return cached_bytes_;
+}
+
+absl::Status MappedBlocks::CheckIntegrity(uint64_t live_allocations) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t marked = 0, live = 0, marked_bytes = 0;
+  for (const auto& [address, entry] : entries_) {
+    if ((address & (kAlignment - 1)) != 0 || entry.capacity == 0 ||
+        (entry.capacity & (kAlignment - 1)) != 0) {
+      return absl::InternalError(absl::StrFormat(
+          "mapped blocks: invariant 1 (2 MiB-aligned, whole 2 MiB units) "
+          "violated: block %p of capacity %u",
+          reinterpret_cast<void*>(address), entry.capacity));
+    }
+    if (entry.cached) {
+      ++marked;
+      marked_bytes += entry.capacity;
+    } else {
+      ++live;
+    }
+  }
+  bool listed_once = true;
+  for (size_t i = 0; i < cached_.size() && listed_once; ++i) {
+    auto it = entries_.find(reinterpret_cast<uintptr_t>(cached_[i]));
+    listed_once = it != entries_.end() && it->second.cached;
+    for (size_t j = 0; j < i && listed_once; ++j) {
+      listed_once = cached_[j] != cached_[i];
+    }
+  }
+  if (!listed_once || marked != cached_.size() ||
+      marked_bytes != cached_bytes_ ||
+      cached_.size() > static_cast<size_t>(kMaxCachedBlocks) ||
+      cached_bytes_ > kMaxCachedBytes) {
+    return absl::InternalError(absl::StrFormat(
+        "mapped blocks: invariant 2 (the cache list is the cached blocks, "
+        "within bounds) violated: %u listed (%u bytes counted), %u marked "
+        "cached (%u bytes)%s",
+        cached_.size(), cached_bytes_, marked, marked_bytes,
+        listed_once ? "" : ", a listed block is not marked or listed twice"));
+  }
+  if (live != live_ || live > live_allocations) {
+    return absl::InternalError(absl::StrFormat(
+        "mapped blocks: invariant 3 (live blocks within the owner's count) "
+        "violated: %u live (%u counted), owner has %u live allocations",
+        live, live_, live_allocations));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace internal
+}  // namespace tessera
