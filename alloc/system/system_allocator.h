@@ -9,7 +9,11 @@
 //   * `MallocAllocator`: malloc/calloc/realloc/free. Alignments above 16 go to
 //     posix_memalign, which is what .NET's NativeMemory.AlignedAlloc does and
 //     what glibc makes slow (38 ns per 64-byte round trip vs 7 ns for malloc
-//     on this hardware). Kept as the honest baseline.
+//     on this hardware). Kept as the baseline: glibc's own paths below 64 KiB;
+//     from 64 KiB to 4 MiB its freed blocks also go through the per-thread
+//     big-block cache below (a zeroed one is then a memset of memory still
+//     in cache rather than glibc's calloc), and from 4 MiB up they are mapped
+//     blocks (below).
 //   * `AlignedAllocator`: every block aligned to at least a fixed alignment
 //     (default 64, any power of two), without glibc's memalign path: it
 //     over-allocates by the alignment with malloc and keeps a 16-byte header
@@ -17,13 +21,13 @@
 //     cache, as glibc's tcache does for malloc, so an aligned round trip
 //     costs about what a malloc round trip costs: up to 16 blocks per size
 //     class for blocks <= 1 KiB at alignment 32..256, and the 4 most recent
-//     larger blocks up to 64 MiB in all (a big block is reused for a request
-//     of at least half its size, and keeps its huge-page advice, so a large
-//     buffer freed and allocated again does not pay madvise twice). The cache
-//     holds memory after Deallocate: `CallingThreadCacheUsage()` says how
-//     much, `ReleaseCallingThreadCache()` returns it, and thread exit frees it.
-//   * `ZeroedAllocator`: every block reads as zero (calloc underneath, so
-//     large blocks are lazily zeroed by the kernel and pay at first touch).
+//     larger blocks (below 4 MiB, 64 MiB in all; a big block is reused for a
+//     request of at least half its size). The cache holds memory after
+//     Deallocate: `CallingThreadCacheUsage()` says how much,
+//     `ReleaseCallingThreadCache()` returns it, and thread exit frees it.
+//   * `ZeroedAllocator`: every block reads as zero (calloc underneath, and
+//     mapped blocks from 4 MiB: large blocks are zeroed lazily by the kernel
+//     and pay at first touch).
 //
 // All three are thread-safe (glibc's heap is) and keep statistics with
 // per-thread counters (internal/stats_recorder.h).
