@@ -61,7 +61,10 @@ Allocator& TensorBufferCache() { return Cache(); }
 Allocator& TensorSmallBlockCache() { return SmallCache(); }
 
 size_t ReleaseTensorBufferCache() {
-  return Cache().Release() + SmallCache().ReleaseCallingThread();
+  // The buffers the cache gives back land in the malloc allocator, which
+  // keeps its last freed blocks of 4 MiB and more mapped: unmap those too.
+  const size_t released = Cache().Release() + SmallCache().ReleaseCallingThread();
+  return released + GlobalMallocAllocator().ReleaseCachedMappings();
 }
 
 Allocator& StorageAllocatorFor(Allocator* allocator, size_t bytes,

@@ -44,8 +44,9 @@
 // TESSERA_TENSOR_CACHE_MB MiB (read once; default 256, 0 caches nothing),
 // at most 8 per size class, oldest unmapped first; `ReleaseTensorBufferCache`
 // unmaps them all. Zeroed storage keeps using the default allocator's zeroed
-// path: calloc's lazily mapped zero pages are cheaper than clearing a reused
-// buffer.
+// path: lazily mapped zero pages (calloc's, or from 4 MiB the malloc
+// allocator's kept mappings given back with MADV_DONTNEED) are cheaper than
+// clearing a reused buffer.
 //
 // Default backing of small tensors: under the same condition, owned storage
 // whose block (header included) is at most 16 KiB, zeroed or not, comes from
@@ -166,8 +167,10 @@ inline constexpr size_t kCachedMinBytes = size_t{64} << 10;
 // on first use, never destroyed.
 Allocator& TensorBufferCache();
 
-// Unmaps the idle buffers of `TensorBufferCache()` and returns the calling
-// thread's idle small blocks to malloc; returns their bytes.
+// Unmaps the idle buffers of `TensorBufferCache()` (and the freed blocks of
+// 4 MiB and more the malloc allocator keeps mapped, see
+// alloc/system/system_allocator.h) and returns the calling thread's idle
+// small blocks to malloc; returns their bytes.
 size_t ReleaseTensorBufferCache();
 
 // The allocator behind the default storage of small tensors (see the file

@@ -195,5 +195,16 @@ TEST(StorageBackingTest, IdleBuffersAreBounded) {
   EXPECT_EQ(Cache().cache_stats().cached_bytes, 0u);
 }
 
+TEST(StorageBackingTest, ReleaseAlsoUnmapsTheMallocAllocatorsKeptBlocks) {
+  // Large zeroed storage comes from the malloc allocator, whose freed blocks
+  // of 4 MiB and more stay mapped for the next one.
+  { Tensor big = *zeros({int64_t{10'000'000}}, DType::kFloat32); }
+  if (kSystemThreadCacheEnabled) {
+    EXPECT_GE(GlobalMallocAllocator().cached_mapping_bytes(), size_t{40'000'000});
+  }
+  ReleaseTensorBufferCache();
+  EXPECT_EQ(GlobalMallocAllocator().cached_mapping_bytes(), 0u);
+}
+
 }  // namespace
 }  // namespace tessera
