@@ -35,13 +35,13 @@ void* MappedBlocks::Allocate(size_t bytes, bool zeroed) noexcept {
     std::lock_guard<std::mutex> lock(mu_);
     // The newest cached block that fits without wasting more than half.
     for (size_t i = cached_.size(); i-- > 0;) {
-      Entry& e = entries_.find(reinterpret_cast<uintptr_t>(cached_[i]))->second;
-      if (e.capacity < capacity || e.capacity / 2 > bytes) continue;
-      reused = cached_[i];
-      reused_capacity = e.capacity;
-      e.cached = false;
+      const auto [block, block_capacity] = cached_[i];
+      if (block_capacity < capacity || block_capacity / 2 > bytes) continue;
+      entries_.find(reinterpret_cast<uintptr_t>(block))->second.cached = false;
+      reused = block;
+      reused_capacity = block_capacity;
       cached_.erase(cached_.begin() + static_cast<ptrdiff_t>(i));
-      cached_bytes_ -= e.capacity;
+      cached_bytes_ -= block_capacity;
       ++live_;
       break;
     }
@@ -97,12 +97,11 @@ void MappedBlocks::EvictLocked(std::vector<std::pair<char*, size_t>>* evicted) {
   while (!cached_.empty() &&
          (cached_.size() > static_cast<size_t>(kMaxCachedBlocks) ||
           cached_bytes_ > kMaxCachedBytes)) {
-    char* oldest = cached_.front();
+    const auto [oldest, capacity] = cached_.front();
     cached_.erase(cached_.begin());
-    auto it = entries_.find(reinterpret_cast<uintptr_t>(oldest));
-    cached_bytes_ -= it->second.capacity;
-    evicted->emplace_back(oldest, it->second.capacity);
-    entries_.erase(it);
+    cached_bytes_ -= capacity;
+    evicted->emplace_back(oldest, capacity);
+    entries_.erase(reinterpret_cast<uintptr_t>(oldest));
   }
 }
 
@@ -118,7 +117,7 @@ MappedBlocks::State MappedBlocks::Free(void* ptr) noexcept {
     char* block = static_cast<char*>(ptr);
     if (cache_ && it->second.capacity <= kMaxCachedBytes) {
       it->second.cached = true;
-      cached_.push_back(block);
+      cached_.emplace_back(block, it->second.capacity);
       cached_bytes_ += it->second.capacity;
       EvictLocked(&unmap);
     } else {
@@ -185,10 +184,9 @@ size_t MappedBlocks::ReleaseCached() noexcept {
   std::vector<std::pair<char*, size_t>> unmap;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (char* block : cached_) {
-      auto it = entries_.find(reinterpret_cast<uintptr_t>(block));
-      unmap.emplace_back(block, it->second.capacity);
-      entries_.erase(it);
+    for (const auto& [block, capacity] : cached_) {
+      unmap.emplace_back(block, capacity);
+      entries_.erase(reinterpret_cast<uintptr_t>(block));
     }
     cached_.clear();
     cached_bytes_ = 0;
@@ -236,10 +234,11 @@ absl::Status MappedBlocks::CheckIntegrity(uint64_t live_allocations) const {
   }
   bool listed_once = true;
   for (size_t i = 0; i < cached_.size() && listed_once; ++i) {
-    auto it = entries_.find(reinterpret_cast<uintptr_t>(cached_[i]));
-    listed_once = it != entries_.end() && it->second.cached;
+    auto it = entries_.find(reinterpret_cast<uintptr_t>(cached_[i].first));
+    listed_once = it != entries_.end() && it->second.cached &&
+                  it->second.capacity == cached_[i].second;
     for (size_t j = 0; j < i && listed_once; ++j) {
-      listed_once = cached_[j] != cached_[i];
+      listed_once = cached_[j].first != cached_[i].first;
     }
   }
   if (!listed_once || marked != cached_.size() ||
@@ -251,7 +250,9 @@ absl::Status MappedBlocks::CheckIntegrity(uint64_t live_allocations) const {
         "within bounds) violated: %u listed (%u bytes counted), %u marked "
         "cached (%u bytes)%s",
         cached_.size(), cached_bytes_, marked, marked_bytes,
-        listed_once ? "" : ", a listed block is not marked or listed twice"));
+        listed_once ? ""
+                    : ", a listed block is not marked, has another capacity "
+                      "or is listed twice"));
   }
   if (live != live_ || live > live_allocations) {
     return absl::InternalError(absl::StrFormat(

@@ -39,8 +39,9 @@
 // Invariants (CheckIntegrity):
 //   1. Every block is 2 MiB-aligned and its capacity a non-zero multiple of
 //      2 MiB.
-//   2. The cache list holds exactly the blocks marked cached, each once, at
-//      most kMaxCachedBlocks of them and kMaxCachedBytes in all.
+//   2. The cache list holds exactly the blocks marked cached, each once with
+//      its capacity, at most kMaxCachedBlocks of them and kMaxCachedBytes in
+//      all.
 //   3. The live blocks are at most `live_allocations` (the owner's count).
 
 #ifndef TESSERA_ALLOC_INTERNAL_MAPPED_BLOCKS_H_
@@ -49,6 +50,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -128,7 +130,9 @@ class MappedBlocks {
   const bool cache_;
   mutable std::mutex mu_;
   absl::flat_hash_map<uintptr_t, Entry> entries_;  // guarded by mu_
-  std::vector<char*> cached_;                      // oldest first; mu_
+  // Oldest first, with their capacities (so Allocate picks one without a
+  // lookup per candidate); mu_.
+  std::vector<std::pair<char*, size_t>> cached_;
   size_t cached_bytes_ = 0;                        // mu_
   size_t live_ = 0;                                // mu_
 };
