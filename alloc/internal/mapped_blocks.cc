@@ -19,6 +19,12 @@ size_t RoundUp(size_t n, size_t unit) { return (n + unit - 1) & ~(unit - 1); }
 
 }  // namespace
 
+MappedBlocks::MappedBlocks(bool huge_pages, bool cache)
+    : huge_pages_(huge_pages), cache_(cache) {
+  // Free pushes onto it under the lock, where it must not allocate.
+  cached_.reserve(kMaxCachedBlocks + 1);
+}
+
 MappedBlocks::~MappedBlocks() { ReleaseCached(); }
 
 void MappedBlocks::Unmap(char* block, size_t capacity) noexcept {
@@ -77,7 +83,14 @@ void* MappedBlocks::Allocate(size_t bytes, bool zeroed) noexcept {
   if (huge_pages_) madvise(block - kPage, capacity + kPage, MADV_HUGEPAGE);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    entries_[reinterpret_cast<uintptr_t>(block)] = Entry{capacity, false};
+    // The table is the one thing here that uses the heap: out of memory
+    // there gives the mapping back and says no (the caller falls back).
+    try {
+      entries_[reinterpret_cast<uintptr_t>(block)] = Entry{capacity, false};
+    } catch (...) {
+      Unmap(block, capacity);
+      return nullptr;
+    }
     ++live_;
   }
   return block;  // fresh anonymous pages: zero whether or not asked
@@ -93,21 +106,25 @@ MappedBlocks::State MappedBlocks::Find(const void* ptr,
   return it->second.cached ? State::kCached : State::kLive;
 }
 
-void MappedBlocks::EvictLocked(std::vector<std::pair<char*, size_t>>* evicted) {
+int MappedBlocks::EvictLocked(std::pair<char*, size_t>* evicted) {
+  int n = 0;
   while (!cached_.empty() &&
          (cached_.size() > static_cast<size_t>(kMaxCachedBlocks) ||
           cached_bytes_ > kMaxCachedBytes)) {
     const auto [oldest, capacity] = cached_.front();
     cached_.erase(cached_.begin());
     cached_bytes_ -= capacity;
-    evicted->emplace_back(oldest, capacity);
+    evicted[n++] = {oldest, capacity};
     entries_.erase(reinterpret_cast<uintptr_t>(oldest));
   }
+  return n;
 }
 
 MappedBlocks::State MappedBlocks::Free(void* ptr) noexcept {
   if (!MappedBlocks::MayBeMapped(ptr)) return State::kNone;
-  std::vector<std::pair<char*, size_t>> unmap;
+  // At most every cached block and this one; no heap use under the lock.
+  std::pair<char*, size_t> unmap[kMaxCachedBlocks + 1];
+  int n = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = entries_.find(reinterpret_cast<uintptr_t>(ptr));
@@ -117,15 +134,15 @@ MappedBlocks::State MappedBlocks::Free(void* ptr) noexcept {
     char* block = static_cast<char*>(ptr);
     if (cache_ && it->second.capacity <= kMaxCachedBytes) {
       it->second.cached = true;
-      cached_.emplace_back(block, it->second.capacity);
+      cached_.emplace_back(block, it->second.capacity);  // reserved
       cached_bytes_ += it->second.capacity;
-      EvictLocked(&unmap);
+      n = EvictLocked(unmap);
     } else {
-      unmap.emplace_back(block, it->second.capacity);
+      unmap[n++] = {block, it->second.capacity};
       entries_.erase(it);
     }
   }
-  for (const auto& [block, capacity] : unmap) Unmap(block, capacity);
+  for (int i = 0; i < n; ++i) Unmap(unmap[i].first, unmap[i].second);
   return State::kLive;
 }
 
@@ -134,20 +151,20 @@ void* MappedBlocks::Resize(void* ptr, size_t bytes) noexcept {
   const size_t capacity = RoundUp(bytes < kMinBytes ? kMinBytes : bytes,
                                   kAlignment);
   char* const block = static_cast<char*>(ptr);
-  size_t old_capacity = 0;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = entries_.find(reinterpret_cast<uintptr_t>(ptr));
-    if (it == entries_.end() || it->second.cached) return nullptr;
-    old_capacity = it->second.capacity;
-    if (capacity <= old_capacity) {
-      // Shrink in place: the tail goes back to the kernel.
-      if (capacity < old_capacity) {
-        munmap(block + capacity, old_capacity - capacity);
-        it->second.capacity = capacity;
-      }
-      return ptr;
+  // The lock is held throughout: once mremap has moved the block, its old
+  // address is free for any mapping, and a block another thread maps there
+  // must not meet this block's entry.
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == entries_.end() || it->second.cached) return nullptr;
+  const size_t old_capacity = it->second.capacity;
+  if (capacity <= old_capacity) {
+    // Shrink in place: the tail goes back to the kernel.
+    if (capacity < old_capacity) {
+      munmap(block + capacity, old_capacity - capacity);
+      it->second.capacity = capacity;
     }
+    return ptr;
   }
   // Grow: reserve an aligned range, then move the block's pages there (page
   // table entries move, no byte is copied) and let it grow in place; the
@@ -159,12 +176,22 @@ void* MappedBlocks::Resize(void* ptr, size_t bytes) noexcept {
   char* const reserve = static_cast<char*>(r);
   char* const target = reinterpret_cast<char*>(
       RoundUp(reinterpret_cast<uintptr_t>(reserve) + kPage, kAlignment));
-  void* moved = mremap(block - kPage, old_capacity + kPage, capacity + kPage,
-                       MREMAP_MAYMOVE | MREMAP_FIXED, target - kPage);
-  if (moved == MAP_FAILED) {
+  // The new entry first (it may need the heap): nothing else can be at
+  // `target`, inside the reservation.
+  try {
+    entries_[reinterpret_cast<uintptr_t>(target)] = Entry{capacity, false};
+  } catch (...) {
     munmap(reserve, reserve_bytes);
     return nullptr;
   }
+  void* moved = mremap(block - kPage, old_capacity + kPage, capacity + kPage,
+                       MREMAP_MAYMOVE | MREMAP_FIXED, target - kPage);
+  if (moved == MAP_FAILED) {
+    entries_.erase(reinterpret_cast<uintptr_t>(target));
+    munmap(reserve, reserve_bytes);
+    return nullptr;
+  }
+  entries_.erase(reinterpret_cast<uintptr_t>(ptr));
   // The move replaced [target - 4 KiB, target + capacity) of the reservation;
   // what is left of it on either side goes.
   const size_t lead = static_cast<size_t>(target - kPage - reserve);
@@ -172,29 +199,25 @@ void* MappedBlocks::Resize(void* ptr, size_t bytes) noexcept {
   char* const end = target + capacity;
   const size_t trail = static_cast<size_t>(reserve + reserve_bytes - end);
   if (trail != 0) munmap(end, trail);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    entries_.erase(reinterpret_cast<uintptr_t>(ptr));
-    entries_[reinterpret_cast<uintptr_t>(target)] = Entry{capacity, false};
-  }
   return target;
 }
 
 size_t MappedBlocks::ReleaseCached() noexcept {
-  std::vector<std::pair<char*, size_t>> unmap;
+  std::pair<char*, size_t> unmap[kMaxCachedBlocks + 1];
+  int n = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [block, capacity] : cached_) {
-      unmap.emplace_back(block, capacity);
+      unmap[n++] = {block, capacity};
       entries_.erase(reinterpret_cast<uintptr_t>(block));
     }
     cached_.clear();
     cached_bytes_ = 0;
   }
   size_t released = 0;
-  for (const auto& [block, capacity] : unmap) {
-    Unmap(block, capacity);
-    released += capacity;
+  for (int i = 0; i < n; ++i) {
+    Unmap(unmap[i].first, unmap[i].second);
+    released += unmap[i].second;
   }
   return released;
 }

@@ -34,7 +34,8 @@
 // faults.
 //
 // Thread-safe: one mutex per instance; blocks this large cost a system call
-// or a page walk anyway.
+// or a page walk anyway. The table of blocks uses the heap; if it cannot
+// grow, Allocate and Resize say no (nullptr) and change nothing.
 //
 // Invariants (CheckIntegrity):
 //   1. Every block is 2 MiB-aligned and its capacity a non-zero multiple of
@@ -71,8 +72,7 @@ class MappedBlocks {
 
   // `huge_pages`: advise each mapping MADV_HUGEPAGE. `cache`: keep freed
   // mappings (see above).
-  MappedBlocks(bool huge_pages, bool cache)
-      : huge_pages_(huge_pages), cache_(cache) {}
+  MappedBlocks(bool huge_pages, bool cache);
   // Unmaps the cached blocks. Live blocks stay mapped: their owner may still
   // use them (freeing them through a destroyed allocator is its bug).
   ~MappedBlocks();
@@ -122,9 +122,10 @@ class MappedBlocks {
     bool cached;
   };
   static void Unmap(char* block, size_t capacity) noexcept;
-  // Requires mu_. Cached blocks beyond the bounds, oldest first, taken out of
-  // the tables; the caller unmaps them after unlocking.
-  void EvictLocked(std::vector<std::pair<char*, size_t>>* evicted);
+  // Requires mu_. Takes the cached blocks beyond the bounds out of the
+  // tables, oldest first, into `evicted` (room for kMaxCachedBlocks + 1);
+  // returns how many. The caller unmaps them after unlocking.
+  int EvictLocked(std::pair<char*, size_t>* evicted);
 
   const bool huge_pages_;
   const bool cache_;

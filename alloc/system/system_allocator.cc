@@ -180,8 +180,15 @@ constexpr size_t kMaxBigCacheBytes = size_t{64} << 20;
 // memory; a block just freed by this thread is still in its caches (zeros
 // of 1e5 floats, a 400 KB calloc: 5.3 us a call from glibc, 2.9 us as a
 // memset of the cached block, 2026-12-06). With no header to flag it, a
-// second free of a cached plain block is caught by looking it up.
+// cached plain block carries a mark in its first bytes (HasPlainFreeMark).
 constexpr size_t kMinPlainCachedBytes = size_t{64} << 10;
+
+// Only requests below 4 MiB look in the big cache (larger ones are mapped
+// blocks, internal/mapped_blocks.h), and a block serves requests of at least
+// half its capacity: a block of 8 MiB or more (a buffer grown there by
+// realloc) would never be taken again, so it is not kept.
+constexpr size_t kMaxBigCachedBlockBytes =
+    2 * internal::MappedBlocks::kMinBytes;
 
 struct BigCacheEntry {
   void* block;
@@ -201,6 +208,34 @@ thread_local ThreadCache tls_cache;
 // 0: no flusher registered yet; 1: active; 2: thread exiting, do not cache.
 thread_local int tls_cache_state = 0;
 
+// A cached plain block has no header to flag it, so its first 16 bytes hold
+// this mark while it is cached: a second free of it, on any thread, finds
+// the mark (a false alarm needs user data equal to the magic and the
+// block's address xor a cookie).
+constexpr uint64_t kPlainFreeMagic = 0x314e4c5045455246ULL;  // "FREEPLN1"
+
+bool HasPlainFreeMark(const void* block) {
+  const uint64_t* words = static_cast<const uint64_t*>(block);
+  return words[0] == kPlainFreeMagic &&
+         words[1] == (reinterpret_cast<uintptr_t>(block) ^ kHeaderCookie);
+}
+
+void SetPlainFreeMark(void* block, bool on) {
+  uint64_t* words = static_cast<uint64_t*>(block);
+  words[0] = on ? kPlainFreeMagic : 0;
+  words[1] = on ? reinterpret_cast<uintptr_t>(block) ^ kHeaderCookie : 0;
+}
+
+// Returns a big cached block to glibc.
+void FreeBigCached(const BigCacheEntry& entry) {
+  if (entry.plain) {
+    SetPlainFreeMark(entry.block, false);  // glibc may hand it out as is
+    std::free(entry.block);
+  } else {
+    std::free(HeaderOf(entry.block)->raw);
+  }
+}
+
 void FlushThreadCache() {
   for (auto& by_alignment : tls_cache.lists) {
     for (FreeList& list : by_alignment) {
@@ -212,10 +247,7 @@ void FlushThreadCache() {
       list.count = 0;
     }
   }
-  for (int i = 0; i < tls_cache.big_count; ++i) {
-    const BigCacheEntry& entry = tls_cache.big[i];
-    std::free(entry.plain ? entry.block : HeaderOf(entry.block)->raw);
-  }
+  for (int i = 0; i < tls_cache.big_count; ++i) FreeBigCached(tls_cache.big[i]);
   tls_cache.big_count = 0;
   tls_cache.big_bytes = 0;
 }
@@ -263,8 +295,7 @@ void RemoveBigCached(ThreadCache& cache, int i) {
 void MakeRoomInBigCache(ThreadCache& cache, size_t capacity) {
   while (cache.big_count == kBigCacheEntries ||
          cache.big_bytes + capacity > kMaxBigCacheBytes) {
-    const BigCacheEntry& oldest = cache.big[0];
-    std::free(oldest.plain ? oldest.block : HeaderOf(oldest.block)->raw);
+    FreeBigCached(cache.big[0]);
     RemoveBigCached(cache, 0);
   }
 }
@@ -282,7 +313,11 @@ void* PopBigCached(size_t request, size_t alignment, bool plain = false) {
       continue;
     }
     RemoveBigCached(cache, i);
-    if (!plain) HeaderOf(entry.block)->tag &= ~kCachedFlag;
+    if (plain) {
+      SetPlainFreeMark(entry.block, false);
+    } else {
+      HeaderOf(entry.block)->tag &= ~kCachedFlag;
+    }
     return entry.block;
   }
   return nullptr;
@@ -297,16 +332,16 @@ PlainPush PushPlainBigCached(void* block) {
     if (tls_cache_state == 2) return PlainPush::kNotCached;
     RegisterFlusher();
   }
+  // Cached by this thread or another one (the mark), or not yet.
+  if (HasPlainFreeMark(block)) return PlainPush::kAlreadyCached;
   ThreadCache& cache = tls_cache;
-  for (int i = 0; i < cache.big_count; ++i) {
-    if (cache.big[i].block == block) return PlainPush::kAlreadyCached;
-  }
   // glibc's record of the chunk, not the caller's claimed size.
   const size_t capacity = malloc_usable_size(block);
-  if (capacity < kMinPlainCachedBytes || capacity > kMaxBigCacheBytes) {
+  if (capacity < kMinPlainCachedBytes || capacity >= kMaxBigCachedBlockBytes) {
     return PlainPush::kNotCached;
   }
   MakeRoomInBigCache(cache, capacity);
+  SetPlainFreeMark(block, true);
   cache.big[cache.big_count++] = BigCacheEntry{block, capacity, true};
   cache.big_bytes += capacity;
   return PlainPush::kCached;
@@ -325,7 +360,7 @@ bool PushBigCached(void* block, void* raw) {
   const size_t capacity = malloc_usable_size(raw) -
                           static_cast<size_t>(static_cast<char*>(block) -
                                               static_cast<char*>(raw));
-  if (capacity > kMaxBigCacheBytes) return false;
+  if (capacity >= kMaxBigCachedBlockBytes) return false;
   ThreadCache& cache = tls_cache;
   MakeRoomInBigCache(cache, capacity);
   HeaderOf(block)->tag |= kCachedFlag;
@@ -457,9 +492,11 @@ void* SystemAllocator::AllocateSlow(size_t bytes, size_t alignment,
 
 void* SystemAllocator::AllocateBlock(size_t request, size_t effective,
                                      bool zero) noexcept {
-  if (request >= internal::MappedBlocks::kMinBytes &&
+  // Not in sanitizer builds: there glibc's blocks are what ASan watches.
+  if (kThreadCacheEnabled && request >= internal::MappedBlocks::kMinBytes &&
       effective <= internal::MappedBlocks::kAlignment) {
-    return mapped_.Allocate(request, zero);
+    if (void* mapped = mapped_.Allocate(request, zero)) return mapped;
+    // No mapping (or no room in its table): glibc's block, found as one.
   }
   void* block = nullptr;
   if (effective <= kDefaultAlignment) {
@@ -540,14 +577,13 @@ absl::Status SystemAllocator::CheckBlock(const void* ptr, size_t bytes,
   }
   const size_t effective = EffectiveAlignment(alignment);
   if (!UsesHeader(effective)) {
-    // Only a plain block this thread cached after freeing it can be told.
-    for (int i = 0; i < tls_cache.big_count; ++i) {
-      if (tls_cache.big[i].plain && tls_cache.big[i].block == ptr) {
-        *violation = ContractViolation::kDoubleFree;
-        return absl::FailedPreconditionError(absl::StrFormat(
-            "%s: %p was already freed (it is in the thread cache)", name(),
-            ptr));
-      }
+    // Only a plain big block a thread cached after freeing it can be told.
+    if (kThreadCacheEnabled && !zero_every_block_ &&
+        effective <= kDefaultAlignment && bytes >= kMinPlainCachedBytes &&
+        HasPlainFreeMark(ptr)) {
+      *violation = ContractViolation::kDoubleFree;
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "%s: %p was already freed (it is in a thread cache)", name(), ptr));
     }
     return absl::OkStatus();  // cannot tell
   }
@@ -706,14 +742,17 @@ void* SystemAllocator::DoReallocate(void* ptr, size_t old_bytes,
     advise = false;  // mapped blocks were advised when mapped
     if (request <= capacity && request > capacity / 2) {
       block = ptr;  // fits, and wastes at most half: stays
-    } else if (request >= internal::MappedBlocks::kMinBytes) {
-      block = mapped_.Resize(ptr, request);  // pages moved, not copied
     } else {
-      block = AllocateBlock(request, effective, /*zero=*/false);
-      if (block != nullptr) {
-        const size_t keep = std::min(std::min(old_bytes, capacity), request);
-        std::memcpy(block, ptr, keep);
-        mapped_.Free(ptr);
+      if (request >= internal::MappedBlocks::kMinBytes) {
+        block = mapped_.Resize(ptr, request);  // pages moved, not copied
+      }
+      if (block == nullptr) {  // small now, or no mremap: copy
+        block = AllocateBlock(request, effective, /*zero=*/false);
+        if (block != nullptr) {
+          const size_t keep = std::min(std::min(old_bytes, capacity), request);
+          std::memcpy(block, ptr, keep);
+          mapped_.Free(ptr);
+        }
       }
     }
   } else if (effective <= kDefaultAlignment) {

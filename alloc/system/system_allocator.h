@@ -43,7 +43,8 @@
 // its unmapping cost 50-80 us (NumPy's zeros of 40 MB is that calloc). A
 // zeroed reuse gives the block's 2 MiB pages back with one MADV_DONTNEED, an
 // unzeroed one costs no system call. `ReleaseCachedMappings()` unmaps the
-// kept ones; sanitizer builds keep none.
+// kept ones. Sanitizer builds leave these blocks to glibc, where ASan
+// watches them.
 //
 // Huge pages: a block of at least `huge_page_threshold` bytes (4 MiB, as in
 // NumPy) gets madvise(MADV_HUGEPAGE) on its whole pages, which on these VMs

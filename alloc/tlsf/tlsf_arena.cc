@@ -545,7 +545,7 @@ void* TlsfArena::DoAllocateZeroed(size_t bytes, size_t alignment) noexcept {
   const uint64_t clean_from = high_water_;
   char* p = nullptr;
   constexpr size_t kHuge = internal::kZeroHugePageBytes;
-  if (bytes >= internal::kLazyZeroMinBytes && alignment <= kHuge &&
+  if (bytes >= internal::kLazyZeroMinBytes && alignment <= kMaxArenaAlignment &&
       options_.system_memory.anonymous && max_block_ >= kHuge &&
       bytes <= max_block_ - kHuge) {
     // A large zeroed block starts on a huge-page boundary and spans whole
