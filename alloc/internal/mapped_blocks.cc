@@ -17,6 +17,33 @@ constexpr size_t kPage = 4096;
 
 size_t RoundUp(size_t n, size_t unit) { return (n + unit - 1) & ~(unit - 1); }
 
+// The capacity of a block for `bytes`: whole 2 MiB units, at least kMinBytes;
+// 0 if that overflows.
+size_t CapacityFor(size_t bytes) {
+  if (bytes > SIZE_MAX - 2 * MappedBlocks::kAlignment) return 0;
+  return RoundUp(bytes < MappedBlocks::kMinBytes ? MappedBlocks::kMinBytes
+                                                 : bytes,
+                 MappedBlocks::kAlignment);
+}
+
+// Maps [block - 4 KiB, block + capacity) with `block` on a 2 MiB boundary
+// (one mapping of capacity + 2 MiB, trimmed); returns `block`, or nullptr.
+char* MapAligned(size_t capacity, int prot, int extra_flags) {
+  const size_t map_bytes = capacity + MappedBlocks::kAlignment;
+  void* m = mmap(nullptr, map_bytes, prot,
+                 MAP_PRIVATE | MAP_ANONYMOUS | extra_flags, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  char* const base = static_cast<char*>(m);
+  char* const block = reinterpret_cast<char*>(RoundUp(
+      reinterpret_cast<uintptr_t>(base) + kPage, MappedBlocks::kAlignment));
+  const size_t lead = static_cast<size_t>(block - kPage - base);
+  if (lead != 0) munmap(base, lead);
+  char* const end = block + capacity;
+  const size_t trail = static_cast<size_t>(base + map_bytes - end);
+  if (trail != 0) munmap(end, trail);
+  return block;
+}
+
 }  // namespace
 
 MappedBlocks::MappedBlocks(bool huge_pages, bool cache)
@@ -32,9 +59,8 @@ void MappedBlocks::Unmap(char* block, size_t capacity) noexcept {
 }
 
 void* MappedBlocks::Allocate(size_t bytes, bool zeroed) noexcept {
-  if (bytes > SIZE_MAX - 2 * kAlignment) return nullptr;
-  const size_t capacity = RoundUp(bytes < kMinBytes ? kMinBytes : bytes,
-                                  kAlignment);
+  const size_t capacity = CapacityFor(bytes);
+  if (capacity == 0) return nullptr;
   char* reused = nullptr;
   size_t reused_capacity = 0;
   {
@@ -64,19 +90,8 @@ void* MappedBlocks::Allocate(size_t bytes, bool zeroed) noexcept {
     }
     return reused;
   }
-  // Room to put the block on a 2 MiB boundary with a page below it.
-  const size_t map_bytes = capacity + kAlignment;
-  void* m = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) return nullptr;
-  char* const base = static_cast<char*>(m);
-  char* const block = reinterpret_cast<char*>(
-      RoundUp(reinterpret_cast<uintptr_t>(base) + kPage, kAlignment));
-  const size_t lead = static_cast<size_t>(block - kPage - base);
-  if (lead != 0) munmap(base, lead);
-  char* const end = block + capacity;
-  const size_t trail = static_cast<size_t>(base + map_bytes - end);
-  if (trail != 0) munmap(end, trail);
+  char* const block = MapAligned(capacity, PROT_READ | PROT_WRITE, 0);
+  if (block == nullptr) return nullptr;
   // Advice only: a kernel without transparent huge pages says EINVAL. The
   // page below is advised too (it is never part of a huge page), so that the
   // mapping stays one area: mremap (Resize) moves only single areas.
@@ -147,9 +162,8 @@ MappedBlocks::State MappedBlocks::Free(void* ptr) noexcept {
 }
 
 void* MappedBlocks::Resize(void* ptr, size_t bytes) noexcept {
-  if (!MayBeMapped(ptr) || bytes > SIZE_MAX - 2 * kAlignment) return nullptr;
-  const size_t capacity = RoundUp(bytes < kMinBytes ? kMinBytes : bytes,
-                                  kAlignment);
+  const size_t capacity = CapacityFor(bytes);
+  if (!MayBeMapped(ptr) || capacity == 0) return nullptr;
   char* const block = static_cast<char*>(ptr);
   // The lock is held throughout: once mremap has moved the block, its old
   // address is free for any mapping, and a block another thread maps there
@@ -166,39 +180,27 @@ void* MappedBlocks::Resize(void* ptr, size_t bytes) noexcept {
     }
     return ptr;
   }
-  // Grow: reserve an aligned range, then move the block's pages there (page
-  // table entries move, no byte is copied) and let it grow in place; the
-  // area keeps its huge-page advice.
-  const size_t reserve_bytes = capacity + kAlignment;
-  void* r = mmap(nullptr, reserve_bytes, PROT_NONE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (r == MAP_FAILED) return nullptr;
-  char* const reserve = static_cast<char*>(r);
-  char* const target = reinterpret_cast<char*>(
-      RoundUp(reinterpret_cast<uintptr_t>(reserve) + kPage, kAlignment));
+  // Grow: reserve an aligned range, then move the block's pages onto it
+  // (page table entries move, no byte is copied) and let it grow in place;
+  // the area keeps its huge-page advice.
+  char* const target = MapAligned(capacity, PROT_NONE, MAP_NORESERVE);
+  if (target == nullptr) return nullptr;
   // The new entry first (it may need the heap): nothing else can be at
   // `target`, inside the reservation.
   try {
     entries_[reinterpret_cast<uintptr_t>(target)] = Entry{capacity, false};
   } catch (...) {
-    munmap(reserve, reserve_bytes);
+    Unmap(target, capacity);
     return nullptr;
   }
   void* moved = mremap(block - kPage, old_capacity + kPage, capacity + kPage,
                        MREMAP_MAYMOVE | MREMAP_FIXED, target - kPage);
   if (moved == MAP_FAILED) {
     entries_.erase(reinterpret_cast<uintptr_t>(target));
-    munmap(reserve, reserve_bytes);
+    Unmap(target, capacity);
     return nullptr;
   }
   entries_.erase(reinterpret_cast<uintptr_t>(ptr));
-  // The move replaced [target - 4 KiB, target + capacity) of the reservation;
-  // what is left of it on either side goes.
-  const size_t lead = static_cast<size_t>(target - kPage - reserve);
-  if (lead != 0) munmap(reserve, lead);
-  char* const end = target + capacity;
-  const size_t trail = static_cast<size_t>(reserve + reserve_bytes - end);
-  if (trail != 0) munmap(end, trail);
   return target;
 }
 

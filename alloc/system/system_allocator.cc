@@ -183,6 +183,14 @@ constexpr size_t kMaxBigCacheBytes = size_t{64} << 20;
 // cached plain block carries a mark in its first bytes (HasPlainFreeMark).
 constexpr size_t kMinPlainCachedBytes = size_t{64} << 10;
 
+// Whether a request or free of `bytes` at `effective` alignment goes through
+// the plain entries of the big cache: a malloc block (16-byte alignment) big
+// enough, from an allocator that does not zero every block.
+bool UsesPlainCache(bool zero_every_block, size_t effective, size_t bytes) {
+  return kThreadCacheEnabled && !zero_every_block &&
+         effective <= kDefaultAlignment && bytes >= kMinPlainCachedBytes;
+}
+
 // Only requests below 4 MiB look in the big cache (larger ones are mapped
 // blocks, internal/mapped_blocks.h), and a block serves requests of at least
 // half its capacity: a block of 8 MiB or more (a buffer grown there by
@@ -274,12 +282,19 @@ inline __attribute__((always_inline)) void* PopCached(size_t alignment, uint32_t
   return list.head != nullptr ? list.Pop() : nullptr;
 }
 
-// Keeps a freed block for reuse; false if the cache is full or closing.
-inline __attribute__((always_inline)) bool PushCached(void* block, size_t alignment, uint32_t size_class) {
+// Whether this thread's cache takes blocks: registers its flusher on first
+// use; false once the thread is exiting.
+inline __attribute__((always_inline)) bool ThreadCacheOpen() {
   if (__builtin_expect(tls_cache_state != 1, 0)) {
     if (tls_cache_state == 2) return false;
     RegisterFlusher();
   }
+  return true;
+}
+
+// Keeps a freed block for reuse; false if the cache is full or closing.
+inline __attribute__((always_inline)) bool PushCached(void* block, size_t alignment, uint32_t size_class) {
+  if (!ThreadCacheOpen()) return false;
   if (size_class > kCachedSizeClasses) return false;  // not a class we made
   FreeList& list = tls_cache.lists[AlignmentIndex(alignment)][size_class];
   if (list.count >= kMaxBlocksPerList) return false;
@@ -330,11 +345,7 @@ enum class PlainPush { kCached, kNotCached, kAlreadyCached };
 
 // Keeps a freed plain block for reuse (see kMinPlainCachedBytes).
 PlainPush PushPlainBigCached(void* block) {
-  if (!kThreadCacheEnabled) return PlainPush::kNotCached;
-  if (__builtin_expect(tls_cache_state != 1, 0)) {
-    if (tls_cache_state == 2) return PlainPush::kNotCached;
-    RegisterFlusher();
-  }
+  if (!kThreadCacheEnabled || !ThreadCacheOpen()) return PlainPush::kNotCached;
   // Cached by this thread or another one (the mark), or not yet.
   if (HasPlainFreeMark(block)) return PlainPush::kAlreadyCached;
   ThreadCache& cache = tls_cache;
@@ -353,11 +364,7 @@ PlainPush PushPlainBigCached(void* block) {
 // Keeps a freed big block (header already checked) for reuse, evicting the
 // oldest ones to stay within the bounds; false if it is not cached.
 bool PushBigCached(void* block, void* raw) {
-  if (!kThreadCacheEnabled) return false;
-  if (__builtin_expect(tls_cache_state != 1, 0)) {
-    if (tls_cache_state == 2) return false;
-    RegisterFlusher();
-  }
+  if (!kThreadCacheEnabled || !ThreadCacheOpen()) return false;
   // glibc's own record of the chunk, not the caller's claimed size: a wrong
   // `bytes` in Deallocate must not turn into an overflow at the next reuse.
   const size_t capacity = malloc_usable_size(raw) -
@@ -470,8 +477,7 @@ void* SystemAllocator::AllocateFromMalloc(size_t bytes,
   if (request < options_.huge_page_threshold &&
       request < internal::MappedBlocks::kMinBytes) {
     void* block = nullptr;
-    if (kThreadCacheEnabled && request >= kMinPlainCachedBytes &&
-        !zero_every_block_) {
+    if (UsesPlainCache(zero_every_block_, kDefaultAlignment, request)) {
       block = PopBigCached(request, kDefaultAlignment, /*plain=*/true);
     }
     if (block != nullptr || (block = std::malloc(request)) != nullptr) {
@@ -503,8 +509,7 @@ void* SystemAllocator::AllocateBlock(size_t request, size_t effective,
   }
   void* block = nullptr;
   if (effective <= kDefaultAlignment) {
-    if (kThreadCacheEnabled && request >= kMinPlainCachedBytes &&
-        !zero_every_block_) {
+    if (UsesPlainCache(zero_every_block_, effective, request)) {
       block = PopBigCached(request, kDefaultAlignment, /*plain=*/true);
       if (block != nullptr && zero) std::memset(block, 0, request);
     }
@@ -581,8 +586,7 @@ absl::Status SystemAllocator::CheckBlock(const void* ptr, size_t bytes,
   const size_t effective = EffectiveAlignment(alignment);
   if (!UsesHeader(effective)) {
     // Only a plain big block a thread cached after freeing it can be told.
-    if (kThreadCacheEnabled && !zero_every_block_ &&
-        effective <= kDefaultAlignment && bytes >= kMinPlainCachedBytes &&
+    if (UsesPlainCache(zero_every_block_, effective, bytes) &&
         HasPlainFreeMark(ptr)) {
       *violation = ContractViolation::kDoubleFree;
       return absl::FailedPreconditionError(absl::StrFormat(
@@ -684,8 +688,7 @@ void SystemAllocator::DeallocateSlow(void* ptr, size_t bytes,
   }
   const size_t effective = EffectiveAlignment(alignment);
   if (!UsesHeader(effective)) {
-    if (kThreadCacheEnabled && !zero_every_block_ &&
-        effective <= kDefaultAlignment && bytes >= kMinPlainCachedBytes) {
+    if (UsesPlainCache(zero_every_block_, effective, bytes)) {
       switch (PushPlainBigCached(ptr)) {
         case PlainPush::kCached:
           stats_.RecordDeallocation(bytes);
