@@ -249,6 +249,49 @@ TEST(TesseraMallocTest, PointersPastTheCarvedCellsOrIntoAHeaderAreReported) {
   ExpectIntact();
 }
 
+// Free's fast path bounds a pointer by its own slot's record; the later
+// slots of a multi-slot page and the slots of a retired page keep that bound
+// at zero, so their frees take the slow path: the first kind are freed like
+// any cell, the second reported.
+TEST(TesseraMallocTest, FreesBeyondAPagesFirstSlotAndIntoRetiredSlotsAreTold) {
+  ViolationRecorder recorder;
+  // 48 KiB: a class no other test uses, 8 slots (512 KiB) a page, so cells 2
+  // and up start in the page's later slots.
+  constexpr size_t kBytes = 48 << 10;
+  void* keeper = M().Allocate(32);
+  std::vector<char*> blocks;
+  for (int i = 0; i < 10; ++i) {
+    blocks.push_back(static_cast<char*>(M().Allocate(kBytes)));
+    ASSERT_NE(blocks.back(), nullptr);
+    std::memset(blocks.back(), i, kBytes);
+  }
+  for (int i = 9; i >= 0; --i) {
+    EXPECT_EQ(blocks[i][kBytes - 1], static_cast<char>(i));
+    M().Deallocate(blocks[i], kBytes);
+    ExpectIntact();
+  }
+  EXPECT_TRUE(recorder.violations().empty());
+  // Every page of the class is empty: a forced collection retires them.
+  // (`keeper` keeps a segment of this heap mapped, often the same one.)
+  TesseraMalloc::Collect(/*force=*/true);
+  ExpectIntact();
+  for (char* block : {blocks[0], blocks[3]}) {
+    recorder.Clear();
+    M().Deallocate(block, kBytes);
+    ASSERT_EQ(recorder.violations().size(), 1u);
+    EXPECT_EQ(recorder.violations()[0].ptr, block);
+    // A retired slot (kDoubleFree), or, when its segment went back to the
+    // OS with the page, memory that is not the allocator's.
+    EXPECT_TRUE(recorder.violations()[0].violation ==
+                    ContractViolation::kDoubleFree ||
+                recorder.violations()[0].violation ==
+                    ContractViolation::kForeignPointer);
+    ExpectIntact();
+  }
+  M().Deallocate(keeper, 32);
+  ExpectIntact();
+}
+
 #if TESSERA_MALLOC_HARDENED
 // Hardened builds only (--define=tessera_malloc_hardened=1).
 TEST(TesseraMallocHardenedTest, AnOverwrittenFreeListLinkIsReportedNotHandedOut) {

@@ -66,6 +66,23 @@ TM_NOINLINE void ReportOutsideCells(const Page* p, uintptr_t a) {
              : "points past the cells handed out by its page");
 }
 
+template <Counting C>
+TM_NOINLINE void FreeInSegmentSlow(Segment* s, void* ptr, size_t expected_bytes) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
+  Page* p = PageAt(s, a);
+  if (TM_UNLIKELY(p == nullptr)) {
+    Report(Violation::kDoubleFree, ptr,
+           "points into memory tessera_malloc holds free (freed twice, or "
+           "never allocated)");
+    return;
+  }
+  Cell* cell = CellToFree(p, a, true);
+  if (TM_UNLIKELY(cell == nullptr)) return;
+  FreeCell<C>(p, cell, ptr, expected_bytes);
+}
+template void FreeInSegmentSlow<Counting::kExact>(Segment*, void*, size_t);
+template void FreeInSegmentSlow<Counting::kNone>(Segment*, void*, size_t);
+
 TM_NOINLINE void RemoteFree(Page* p, Cell* cell) {
   Heap* owner = p->heap;
   uintptr_t old = p->thread_free.load(std::memory_order_relaxed);

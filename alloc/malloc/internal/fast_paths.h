@@ -117,21 +117,12 @@ inline Cell* CellToFree(Page* p, uintptr_t a, bool report) {
   return reinterpret_cast<Cell*>(a);
 }
 
-// `expected_bytes`: the size a sized free names (SIZE_MAX: unknown).
+// The rest of a free once `cell` (of page `p`, freed as `ptr` = `a`) is
+// known to start a carved cell. `expected_bytes`: the size a sized free
+// names (SIZE_MAX: unknown).
 template <Counting C>
-inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
+inline void FreeCell(Page* p, Cell* cell, void* ptr, size_t expected_bytes) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
-  // In a segment, so not null: lets CellToFree's `a` stand for "no error".
-  if (a == 0) __builtin_unreachable();
-  Page* p = PageAt(s, a);
-  if (TM_UNLIKELY(p == nullptr)) {
-    Report(Violation::kDoubleFree, ptr,
-           "points into memory tessera_malloc holds free (freed twice, or "
-           "never allocated)");
-    return;
-  }
-  Cell* cell = CellToFree(p, a, true);
-  if (TM_UNLIKELY(cell == nullptr)) return;
   if (TM_UNLIKELY(cell->canary == FreeCanary(cell))) {
     Report(Violation::kDoubleFree, ptr, "block is already free");
     return;
@@ -151,16 +142,52 @@ inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
     // this cell back while it is in L1. (Onto a separate `local_free`,
     // swapped in when `free` ran dry, a 1 KiB round trip cycled through a
     // carve of 4 cells and took the swap every 4th call: 7.0 against 4.0 ns.)
-    SetLink(cell, p->free);
+    Cell* const head = p->free;
+    SetLink(cell, head);
     p->free = cell;
     --p->used;
-    // A page that empties stays in its queue until MaybePurge, Collect or a
-    // NewPage that finds no room retires it: retiring at once made W1 (batches
-    // freed whole) unmap and re-carve its pages every batch.
-    if (TM_UNLIKELY(p->in_full)) return Unfull(h, p);
+    // Only a page whose free list was empty can be full: the test of `head`,
+    // already loaded, keeps the load of `in_full` off the common path. A
+    // page that empties stays in its queue until MaybePurge, Collect or a
+    // NewPage that finds no room retires it: retiring at once made W1
+    // (batches freed whole) unmap and re-carve its pages every batch.
+    if (TM_UNLIKELY(head == nullptr) && p->in_full) return Unfull(h, p);
     return;
   }
   return RemoteFree(p, cell);
+}
+
+// A free whose pointer the fast path could not place: in a multi-slot
+// page's later slots, a segment header, a free slot, or past the carved
+// cells. Finds the page the slow way and reports what is wrong.
+template <Counting C>
+TM_NOINLINE void FreeInSegmentSlow(Segment* s, void* ptr, size_t expected_bytes);
+extern template void FreeInSegmentSlow<Counting::kExact>(Segment*, void*, size_t);
+extern template void FreeInSegmentSlow<Counting::kNone>(Segment*, void*, size_t);
+
+template <Counting C>
+inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
+  // The record of `a`'s own slot, whatever its kind: free slots, guards and
+  // the later slots of a multi-slot page keep `carved_bytes` 0 (NewPage,
+  // RetirePage), so the one bound below also sends every pointer that is
+  // not in a lead slot's carved cells to the slow path. (Testing the kind
+  // first cost a load and a branch of every free.)
+  static_assert(sizeof(Page) == 128);
+  Page* p = reinterpret_cast<Page*>(
+      reinterpret_cast<char*>(s->pages) +
+      ((a >> (kSlotShift - 7)) & (uintptr_t{kSlotsPerSegment - 1} << 7)));
+  const uintptr_t cells = reinterpret_cast<uintptr_t>(p->cells);
+  const uint64_t offset = a - cells;
+  if (TM_UNLIKELY(offset >= CarvedBytes(p))) {
+    return FreeInSegmentSlow<C>(s, ptr, expected_bytes);
+  }
+  Cell* cell = reinterpret_cast<Cell*>(a);
+  if (TM_UNLIKELY(!IsCellStartScaled(offset, p->start_magic))) {
+    cell = CellToFree(p, a, true);
+    if (cell == nullptr) return;
+  }
+  FreeCell<C>(p, cell, ptr, expected_bytes);
 }
 
 // ---------------------------------------------------------------------------

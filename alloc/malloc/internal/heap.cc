@@ -352,6 +352,8 @@ Page* NewPage(Heap* h, int c) {
   for (int j = 1; j < slots; ++j) {
     s->pages[slot + j].kind = kSlotTail;
     s->pages[slot + j].lead_offset = static_cast<uint8_t>(j);
+    // Zero: the free fast path bounds a pointer by its own slot's record.
+    s->pages[slot + j].carved_bytes.store(0, std::memory_order_relaxed);
   }
   char* start = reinterpret_cast<char*>(s) + (size_t{1} << kSlotShift) * slot;
   char* cells = slot == 0 ? start + kSegmentHeaderBytes : start;
@@ -393,6 +395,8 @@ TM_NOINLINE void RetirePage(Heap* h, Page* p) {
     Page* q = &s->pages[slot + j];
     q->kind = kSlotFree;
     q->lead_offset = 0;
+    // Zero: a free into this slot must miss the fast path's bound.
+    q->carved_bytes.store(0, std::memory_order_relaxed);
     q->freed_at_ms = now;
   }
   const uint64_t run =
