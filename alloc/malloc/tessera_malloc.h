@@ -82,7 +82,9 @@
 //      marked free, a slot in use is a page's lead or one of its tails
 //      pointing back to it, spans are aligned to their length and stay in
 //      the segment, only free slots are dirty, the page count matches the
-//      leads, and the heap's count of empty segments is right.
+//      leads, and the heap's count of empty segments is right. Free slots,
+//      guards and tails record no carved bytes (free's fast path bounds a
+//      pointer by its own slot's record).
 //   3. A page's class, block size and span agree, its cells fit its span,
 //      and used + cells on free/local_free == cells carved (<= in a page
 //      that dropped a corrupt list, hardened builds: those cells are lost

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "alloc/malloc/internal/engine.h"
+#include "alloc/malloc/internal/fast_paths.h"
 #include "alloc/pool/internal/violation_recorder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -289,6 +290,30 @@ TEST(TesseraMallocTest, FreesBeyondAPagesFirstSlotAndIntoRetiredSlotsAreTold) {
     ExpectIntact();
   }
   M().Deallocate(keeper, 32);
+  ExpectIntact();
+}
+
+// Invariant 2's new clause, enforced: a tail slot that recorded carved
+// bytes would let free's fast path take a pointer into it for a cell of the
+// wrong page.
+TEST(TesseraMallocTest, IntegrityReportsATailSlotThatRecordsCarvedBytes) {
+  constexpr size_t kBytes = 48 << 10;  // 8-slot pages
+  void* block = M().Allocate(kBytes);
+  ASSERT_NE(block, nullptr);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(block);
+  malloc_internal::Page* lead =
+      malloc_internal::PageAt(malloc_internal::SegmentOf(block), a);
+  ASSERT_NE(lead, nullptr);
+  ASSERT_EQ(lead->slots, 8);
+  malloc_internal::Page* tail = lead + 1;
+  ASSERT_EQ(tail->kind, malloc_internal::kSlotTail);
+  tail->carved_bytes.store(4096, std::memory_order_relaxed);
+  absl::Status status = M().CheckIntegrity();
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("tail slot records carved bytes"));
+  tail->carved_bytes.store(0, std::memory_order_relaxed);
+  ExpectIntact();
+  M().Deallocate(block, kBytes);
   ExpectIntact();
 }
 

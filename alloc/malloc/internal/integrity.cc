@@ -133,10 +133,12 @@ const char* CheckHeap(const Heap* h, int* invariant) {
       const bool is_free = (s->free_mask >> i) & 1;
       if (is_free) {
         if (p->kind != kSlotFree) TM_FAIL(2, "a free slot is marked in use");
+        if (CarvedBytes(p) != 0) TM_FAIL(2, "a free slot records carved bytes");
         ++i;
         continue;
       }
       if (kHardened && i == kGuardSlot && p->kind == kSlotGuard) {
+        if (CarvedBytes(p) != 0) TM_FAIL(2, "the guard slot records carved bytes");
         ++i;
         continue;
       }
@@ -152,6 +154,7 @@ const char* CheckHeap(const Heap* h, int* invariant) {
             t->lead_offset != j) {
           TM_FAIL(2, "a page's tail slot does not point back to its lead");
         }
+        if (CarvedBytes(t) != 0) TM_FAIL(2, "a page's tail slot records carved bytes");
       }
       ++leads;
       if (p->in_full) {
