@@ -98,7 +98,8 @@
 //      full) or marked full and linked nowhere, and the heap counts its full
 //      pages; the queues are linked both ways and hold only the heap's own
 //      pages, and each bin's tail pointer names its last page (nullptr when
-//      empty).
+//      empty); every size up to 1 KiB has a direct entry naming its class's
+//      bin head (what small allocations read instead of the bin).
 //   6. The huge registry: every huge block lies inside its mapping, and the
 //      counts of blocks, mapped bytes and cached bytes match the entries.
 //   7. (CheckAllHeaps) the number of mapped segments equals the number on

@@ -317,6 +317,28 @@ TEST(TesseraMallocTest, IntegrityReportsATailSlotThatRecordsCarvedBytes) {
   ExpectIntact();
 }
 
+// Invariant 5's direct entries, enforced: a stale one would send small
+// allocations to a page that is not their class's queue head.
+TEST(TesseraMallocTest, IntegrityReportsAStaleDirectEntry) {
+  void* block = M().Allocate(40);  // the calling thread has a heap now
+  ASSERT_NE(block, nullptr);
+  malloc_internal::Heap* h = malloc_internal::tls_heap;
+  ASSERT_NE(h, nullptr);
+  const int g = malloc_internal::SmallGranuleOf(40);
+  malloc_internal::Page* const kept = h->direct[g];
+  EXPECT_EQ(kept, h->bins[malloc_internal::SmallClassOf(40)]);
+  h->direct[g] = &malloc_internal::g_empty_page == kept
+                     ? h->bins[0]
+                     : &malloc_internal::g_empty_page;
+  absl::Status status = M().CheckIntegrity();
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("direct entry"));
+  h->direct[g] = kept;
+  ExpectIntact();
+  M().Deallocate(block, 40);
+  ExpectIntact();
+}
+
 #if TESSERA_MALLOC_HARDENED
 // Hardened builds only (--define=tessera_malloc_hardened=1).
 TEST(TesseraMallocHardenedTest, AnOverwrittenFreeListLinkIsReportedNotHandedOut) {

@@ -132,7 +132,7 @@ void InitSlow() {
 
 void InitHeap(Heap* h) {
   for (int c = 0; c < kNumClasses; ++c) {
-    h->bins[c] = &g_empty_page;
+    SetBinHead(h, c, &g_empty_page);
     h->bin_tails[c] = nullptr;
   }
   h->full_pages = 0;
@@ -198,7 +198,7 @@ void BinPushFront(Heap* h, Page* p) {
   p->next = BinEmpty(h, c) ? nullptr : h->bins[c];
   if (p->next != nullptr) p->next->prev = p;
   else h->bin_tails[c] = p;
-  h->bins[c] = p;
+  SetBinHead(h, c, p);
   p->in_full = 0;
 }
 
@@ -222,7 +222,7 @@ void BinPushBack(Heap* h, Page* p) {
 void BinRemove(Heap* h, Page* p) {
   const int c = p->size_class;
   if (p->prev != nullptr) p->prev->next = p->next;
-  else h->bins[c] = p->next != nullptr ? p->next : &g_empty_page;
+  else SetBinHead(h, c, p->next != nullptr ? p->next : &g_empty_page);
   if (p->next != nullptr) p->next->prev = p->prev;
   else h->bin_tails[c] = p->prev;
   p->next = p->prev = nullptr;

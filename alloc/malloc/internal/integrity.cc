@@ -91,6 +91,11 @@ const char* CheckPage(const Page* p, int* invariant) {
 const char* CheckHeap(const Heap* h, int* invariant) {
   // 5: queues, and count the pages on them.
   uint32_t queued = 0;
+  for (int g = 0; g < kSmallGranules; ++g) {
+    if (h->direct[g] != h->bins[kSmallClasses.class_of_granule[g]]) {
+      TM_FAIL(5, "a small size's direct entry is not its class's bin head");
+    }
+  }
   for (int c = 0; c < kNumClasses; ++c) {
     if (h->bins[c] == nullptr) TM_FAIL(5, "a bin head is null");
     if (h->bins[c] == &g_empty_page) {

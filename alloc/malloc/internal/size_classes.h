@@ -87,6 +87,27 @@ inline constexpr SmallClassTable kSmallClasses{};
 constexpr int SmallClassOf(size_t bytes) {  // bytes <= kMaxSmallSize
   return kSmallClasses.class_of_granule[(bytes + 15) >> 4];
 }
+
+// The 16-byte granules of sizes up to kMaxSmallSize (granule g: sizes
+// 16g - 15 .. 16g; granule 0 is size 0), and the classes they fall in.
+inline constexpr int kSmallGranules = kMaxSmallSize / 16 + 1;
+inline constexpr int kLastSmallClass = ClassOf(kMaxSmallSize);
+constexpr int SmallGranuleOf(size_t bytes) {  // bytes <= kMaxSmallSize
+  return static_cast<int>((bytes + 15) >> 4);
+}
+// The granules of class `c` (<= kLastSmallClass): [first, end).
+constexpr int FirstGranuleOf(int c) {
+  int g = 0;
+  while (g < kSmallGranules && kSmallClasses.class_of_granule[g] != c) ++g;
+  return g;
+}
+constexpr int EndGranuleOf(int c) {
+  int g = FirstGranuleOf(c);
+  while (g < kSmallGranules && kSmallClasses.class_of_granule[g] == c) ++g;
+  return g;
+}
+static_assert(FirstGranuleOf(0) == 0 && EndGranuleOf(0) == 2 &&
+              EndGranuleOf(kLastSmallClass) == kSmallGranules);
 static_assert(SmallClassOf(0) == 0 && SmallClassOf(1) == 0 &&
               SmallClassOf(17) == 1 && SmallClassOf(129) == 8 &&
               SmallClassOf(161) == 9 && SmallClassOf(1024) == ClassOf(1024));
