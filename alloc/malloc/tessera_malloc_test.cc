@@ -324,7 +324,7 @@ TEST(TesseraMallocTest, IntegrityReportsAStaleDirectEntry) {
   ASSERT_NE(block, nullptr);
   malloc_internal::Heap* h = malloc_internal::tls_heap;
   ASSERT_NE(h, nullptr);
-  const int g = malloc_internal::SmallGranuleOf(40);
+  const size_t g = malloc_internal::SmallGranuleOf(40);
   malloc_internal::Page* const kept = h->direct[g];
   EXPECT_EQ(kept, h->bins[malloc_internal::SmallClassOf(40)]);
   h->direct[g] = &malloc_internal::g_empty_page == kept

@@ -92,8 +92,8 @@ constexpr int SmallClassOf(size_t bytes) {  // bytes <= kMaxSmallSize
 // 16g - 15 .. 16g; granule 0 is size 0), and the classes they fall in.
 inline constexpr int kSmallGranules = kMaxSmallSize / 16 + 1;
 inline constexpr int kLastSmallClass = ClassOf(kMaxSmallSize);
-constexpr int SmallGranuleOf(size_t bytes) {  // bytes <= kMaxSmallSize
-  return static_cast<int>((bytes + 15) >> 4);
+constexpr size_t SmallGranuleOf(size_t bytes) {  // bytes <= kMaxSmallSize
+  return (bytes + 15) >> 4;
 }
 // The granules of class `c` (<= kLastSmallClass): [first, end).
 constexpr int FirstGranuleOf(int c) {
