@@ -17,15 +17,6 @@
 // active (catalog.h), validates, measures, and prints one JSON object on
 // stdout; it refuses to report if the proof fails.
 //
-// Every child of a round measures at the same stack alignment (the parent
-// passes --stack_offset, the low 12 bits of the stack pointer the workload
-// starts from), a different one each round. Left to itself the alignment
-// follows the length of the child's command line and environment, so each
-// subject kept one alignment for all its rounds: the same library read 4.2
-// or 8.5 ns an operation on w3 depending on it (loads of the workload's
-// stack arrays stall behind stores to heap addresses with the same low 12
-// bits), and the ranking followed the length of the subject's name.
-//
 // The tensor workloads' NumPy side runs as a Python child instead
 // (numpy_child.h); the parent first checks that NumPy imports, and when it
 // does not, says so and reports the NumPy column as skipped.
@@ -34,7 +25,6 @@
 // report still says which, and why); 2 for bad flags or a peer library named
 // in --allocators that is not installed; 3 in a child that cannot report.
 
-#include <alloca.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,9 +32,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstdint>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -76,9 +64,6 @@ ABSL_FLAG(std::string, allocators, "",
           "Comma-separated allocators to run (default: all). glibc is always "
           "run: it is the baseline of every ratio.");
 ABSL_FLAG(int, rounds, 0, "Rounds per measurement (default 5, --quick 3).");
-ABSL_FLAG(int, stack_offset, -1,
-          "Child mode: start the workload with the stack pointer's low 12 "
-          "bits at this value (0-4095; -1: wherever the stack lies).");
 ABSL_FLAG(bool, quick, false,
           "A reduced run of every workload (about 1/8 of the work, W1 64 batches).");
 ABSL_FLAG(std::string, out, "",
@@ -130,24 +115,6 @@ std::string KnownSubjects() {
 
 // ---- Child. ----
 
-// Runs `body` with the stack pointer moved down so that its low 12 bits
-// are `offset` where this function was entered (nothing moves for -1).
-// Every child runs the same code below this frame, so equal offsets give
-// equal alignments whatever lies above (command line, environment).
-template <typename F>
-__attribute__((noinline)) void RunAtStackOffset(int offset, F body) {
-  if (offset < 0) {
-    body();
-    return;
-  }
-  const uintptr_t sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
-  const size_t pad = (sp - static_cast<uintptr_t>(offset)) & 4095;
-  volatile char* gap = static_cast<volatile char*>(alloca(pad + 16));
-  gap[0] = 0;  // the gap stays (alloca cannot be folded away)
-  body();
-  gap[pad] = 0;
-}
-
 int RunChild() {
   const std::string subject = absl::GetFlag(FLAGS_subject);
   const std::string peer = absl::GetFlag(FLAGS_peer);
@@ -178,19 +145,12 @@ int RunChild() {
     trace = alloc_trace::ReadTrace(absl::GetFlag(FLAGS_trace));
     if (!trace.ok()) return fail(trace.status());
   }
-  const int stack_offset = absl::GetFlag(FLAGS_stack_offset);
-  if (stack_offset < -1 || stack_offset > 4095) {
-    return fail(absl::InvalidArgumentError(absl::StrCat(
-        "--stack_offset=", stack_offset, " is outside 0..4095 (or -1)")));
-  }
   ArenaSnapshot snapshot;
-  absl::StatusOr<Metrics> metrics;
-  RunAtStackOffset(stack_offset, [&] {
-    metrics = Measure(subject, workload,
-                      absl::GetFlag(FLAGS_quick) ? Scale::kQuick : Scale::kFull,
-                      replay ? &*trace : nullptr,
-                      absl::GetFlag(FLAGS_size_factor), &snapshot);
-  });
+  absl::StatusOr<Metrics> metrics = Measure(
+      subject, workload,
+      absl::GetFlag(FLAGS_quick) ? Scale::kQuick : Scale::kFull,
+      replay ? &*trace : nullptr, absl::GetFlag(FLAGS_size_factor),
+      &snapshot);
   if (!metrics.ok()) return fail(metrics.status());
   const std::string map_path = absl::GetFlag(FLAGS_arena_map);
   if (!map_path.empty() && snapshot.taken) {
@@ -231,8 +191,7 @@ absl::StatusOr<ChildResult> RunOne(const std::string& subject,
                                    const std::string& peer,
                                    const std::string& preload,
                                    const std::string& workload, bool quick,
-                                   const std::string& arena_map,
-                                   int stack_offset) {
+                                   const std::string& arena_map) {
   std::vector<std::string> args;
   const char* program = "/proc/self/exe";
   const std::string python = absl::GetFlag(FLAGS_python);
@@ -262,7 +221,6 @@ absl::StatusOr<ChildResult> RunOne(const std::string& subject,
     if (!arena_map.empty()) {
       args.push_back(absl::StrCat("--arena_map=", arena_map));
     }
-    args.push_back(absl::StrCat("--stack_offset=", stack_offset));
   }
   std::string output;
   int status = 0;
@@ -478,12 +436,6 @@ int RunParent() {
   int done = 0;
   const auto start = std::chrono::steady_clock::now();
   for (int round = 0; round < results.rounds; ++round) {
-    // This round's stack alignment for every child (see the top of the
-    // file): successive rounds spread over the 4 KiB by the golden ratio,
-    // in 16-byte steps (the ABI's alignment).
-    const int stack_offset =
-        static_cast<int>(std::fmod(0.5 + round * 0.6180339887498949, 1.0) *
-                         256) * 16;
     for (const std::string& w : workloads) {
       for (const std::string& s : order) {
         const SubjectInfo* info = FindSubject(s);
@@ -510,7 +462,7 @@ int RunParent() {
         }
         absl::StatusOr<ChildResult> child =
             RunOne(s, peer, s == kNumpy ? "" : peer_path[peer], w, quick,
-                   arena_map, stack_offset);
+                   arena_map);
         if (!child.ok()) {
           cell.error = std::string(child.status().message());
           std::fprintf(stderr, "\nshootout: %s on %s failed: %s\n", w.c_str(),
