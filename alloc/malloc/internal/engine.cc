@@ -21,13 +21,8 @@ TM_NOINLINE void* AllocateFromHeapSlow(Heap* h, int c) {
 
 template <Counting C>
 inline void* AllocateFromHeap(Heap* h, int c) {
-  Page* p = h->bins[c];
-  Cell* cell = p->free;
+  Cell* cell = PopCell<C>(h, h->bins[c]);
   if (TM_UNLIKELY(cell == nullptr)) return AllocateFromHeapSlow<C>(h, c);
-  p->free = NextFree(cell);
-  ++p->used;
-  cell->canary = 0;
-  if constexpr (C == Counting::kExact) CountAllocation(h, p->block_size);
   return cell;
 }
 

@@ -44,27 +44,33 @@ TM_NOINLINE void FreeSizedNotInSegment(void* ptr, size_t bytes);
 // Allocation.
 // ---------------------------------------------------------------------------
 
-// The fast path is a leaf: a TLS load, two dependent loads, three stores;
-// everything else (no heap yet, page exhausted) is out of line, so nothing
-// here needs a callee-saved register.
+// A cell of page `p`, the head of its class's queue in heap `h`, or nullptr
+// when both of the page's lists are empty.
+template <Counting C>
+inline Cell* PopCell(Heap* h, Page* p) {
+  Cell* cell = p->free;
+  if (TM_UNLIKELY(cell == nullptr)) {
+    // Cells drained from other threads' frees, taken without the slow path.
+    cell = p->local_free;
+    if (cell == nullptr) return nullptr;
+    p->local_free = nullptr;
+  }
+  p->free = NextFree(cell);
+  ++p->used;
+  cell->canary = 0;
+  if constexpr (C == Counting::kExact) CountAllocation(h, p->block_size);
+  return cell;
+}
+
+// The fast paths are leaves: a TLS load, the page, two dependent loads and
+// three stores; everything else (no heap yet, page exhausted) is out of
+// line, so nothing here needs a callee-saved register.
 template <Counting C>
 inline void* AllocateClass(int c) {
   Heap* h = tls_heap;
   if (TM_LIKELY(h != nullptr)) {
-    Page* p = h->bins[c];
-    Cell* cell = p->free;
-    if (TM_UNLIKELY(cell == nullptr)) {
-      // Cells drained from other threads' frees, taken without the slow
-      // path.
-      cell = p->local_free;
-      if (cell == nullptr) return AllocateClassSlow<C>(c);
-      p->local_free = nullptr;
-    }
-    p->free = NextFree(cell);
-    ++p->used;
-    cell->canary = 0;
-    if constexpr (C == Counting::kExact) CountAllocation(h, p->block_size);
-    return cell;
+    Cell* cell = PopCell<C>(h, h->bins[c]);
+    if (TM_LIKELY(cell != nullptr)) return cell;
   }
   return AllocateClassSlow<C>(c);
 }
@@ -75,18 +81,8 @@ template <Counting C>
 inline void* AllocateSmall(size_t bytes) {
   Heap* h = tls_heap;
   if (TM_LIKELY(h != nullptr)) {
-    Page* p = h->direct[SmallGranuleOf(bytes)];
-    Cell* cell = p->free;
-    if (TM_UNLIKELY(cell == nullptr)) {
-      cell = p->local_free;
-      if (cell == nullptr) return AllocateClassSlow<C>(SmallClassOf(bytes));
-      p->local_free = nullptr;
-    }
-    p->free = NextFree(cell);
-    ++p->used;
-    cell->canary = 0;
-    if constexpr (C == Counting::kExact) CountAllocation(h, p->block_size);
-    return cell;
+    Cell* cell = PopCell<C>(h, h->direct[SmallGranuleOf(bytes)]);
+    if (TM_LIKELY(cell != nullptr)) return cell;
   }
   return AllocateClassSlow<C>(SmallClassOf(bytes));
 }
