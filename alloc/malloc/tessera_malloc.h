@@ -27,10 +27,12 @@
 //     remote free into a page also queues the page on its heap's
 //     `remote_pages` list (one tag bit in `thread_free` says it is queued);
 //     the owner takes that list on its slow path, so it never scans pages.
-//   * Allocation of a small block: a TLS load, a class lookup (a table up to
-//     1 KiB), a pop; when `free` is dry, `local_free` is taken inline. Free:
-//     a mask, a byte-map load, the page record, the checks below, an owner
-//     compare, a push onto `free`.
+//   * Allocation of a small block: a TLS load, the page from the heap's
+//     entry for the size's 16-byte granule (up to 1 KiB; above, a class
+//     computed from the size and its bin), a pop; when `free` is dry,
+//     `local_free` is taken inline. Free: a mask, a byte-map load, the
+//     record of the pointer's own slot, the checks below, an owner compare,
+//     a push onto `free`.
 //   * Counting: through this interface every call updates the calling
 //     heap's counters, so `stats()` is exact; the malloc override counts only
 //     huge blocks (two counter updates were 15-20% of a small malloc/free
@@ -99,7 +101,9 @@
 //      pages; the queues are linked both ways and hold only the heap's own
 //      pages, and each bin's tail pointer names its last page (nullptr when
 //      empty); every size up to 1 KiB has a direct entry naming its class's
-//      bin head (what small allocations read instead of the bin).
+//      bin head (what small allocations read instead of the bin); a page
+//      marked full has nothing on `free` or `local_free` (free tests only
+//      the head it pushes onto before it looks at the mark).
 //   6. The huge registry: every huge block lies inside its mapping, and the
 //      counts of blocks, mapped bytes and cached bytes match the entries.
 //   7. (CheckAllHeaps) the number of mapped segments equals the number on

@@ -256,8 +256,8 @@ TEST(TesseraMallocTest, PointersPastTheCarvedCellsOrIntoAHeaderAreReported) {
 // any cell, the second reported.
 TEST(TesseraMallocTest, FreesBeyondAPagesFirstSlotAndIntoRetiredSlotsAreTold) {
   ViolationRecorder recorder;
-  // 48 KiB: a class no other test uses, 8 slots (512 KiB) a page, so cells 2
-  // and up start in the page's later slots.
+  // 48 KiB: a class no other test uses, 8 slots (512 KiB) a page, so all
+  // cells but the first one or two start in the page's later slots.
   constexpr size_t kBytes = 48 << 10;
   void* keeper = M().Allocate(32);
   std::vector<char*> blocks;
@@ -278,15 +278,26 @@ TEST(TesseraMallocTest, FreesBeyondAPagesFirstSlotAndIntoRetiredSlotsAreTold) {
   ExpectIntact();
   for (char* block : {blocks[0], blocks[3]}) {
     recorder.Clear();
+    const bool mapped = malloc_internal::IsSegment(
+        reinterpret_cast<uintptr_t>(malloc_internal::SegmentOf(block)));
+    if (mapped) {
+      // The retired slot's own record: free, no carved bytes (what sends
+      // the free below past the fast path).
+      const malloc_internal::Page* slot = reinterpret_cast<const malloc_internal::Page*>(
+          reinterpret_cast<const char*>(malloc_internal::SegmentOf(block)->pages) +
+          (((reinterpret_cast<uintptr_t>(block) - reinterpret_cast<uintptr_t>(
+                 malloc_internal::SegmentOf(block))) >> 16) << 7));
+      EXPECT_EQ(slot->kind, malloc_internal::kSlotFree);
+      EXPECT_EQ(malloc_internal::CarvedBytes(slot), 0u);
+    }
     M().Deallocate(block, kBytes);
     ASSERT_EQ(recorder.violations().size(), 1u);
     EXPECT_EQ(recorder.violations()[0].ptr, block);
-    // A retired slot (kDoubleFree), or, when its segment went back to the
-    // OS with the page, memory that is not the allocator's.
-    EXPECT_TRUE(recorder.violations()[0].violation ==
-                    ContractViolation::kDoubleFree ||
-                recorder.violations()[0].violation ==
-                    ContractViolation::kForeignPointer);
+    // A retired slot of a mapped segment is memory the allocator holds
+    // free; a segment that went back to the OS with the page is not its.
+    EXPECT_EQ(recorder.violations()[0].violation,
+              mapped ? ContractViolation::kDoubleFree
+                     : ContractViolation::kForeignPointer);
     ExpectIntact();
   }
   M().Deallocate(keeper, 32);
@@ -327,15 +338,42 @@ TEST(TesseraMallocTest, IntegrityReportsAStaleDirectEntry) {
   const size_t g = malloc_internal::SmallGranuleOf(40);
   malloc_internal::Page* const kept = h->direct[g];
   EXPECT_EQ(kept, h->bins[malloc_internal::SmallClassOf(40)]);
-  h->direct[g] = &malloc_internal::g_empty_page == kept
-                     ? h->bins[0]
-                     : &malloc_internal::g_empty_page;
+  ASSERT_NE(kept, &malloc_internal::g_empty_page);  // the block's page
+  h->direct[g] = &malloc_internal::g_empty_page;
   absl::Status status = M().CheckIntegrity();
   EXPECT_FALSE(status.ok());
   EXPECT_THAT(status.message(), HasSubstr("direct entry"));
   h->direct[g] = kept;
   ExpectIntact();
   M().Deallocate(block, 40);
+  ExpectIntact();
+}
+
+// Invariant 5's full pages, enforced: free pushes onto `free` and only then
+// looks at the full mark, and only when the list was empty, so a page
+// marked full must have nothing on its lists.
+TEST(TesseraMallocTest, IntegrityReportsAFullPageWithFreeCells) {
+  constexpr size_t kBytes = 40 << 10;  // a class no other test uses
+  std::vector<void*> blocks;
+  malloc_internal::Page* first = nullptr;
+  for (int i = 0; i < 64 && (first == nullptr || !first->in_full); ++i) {
+    blocks.push_back(M().Allocate(kBytes));
+    ASSERT_NE(blocks.back(), nullptr);
+    if (first == nullptr) {
+      first = malloc_internal::PageAt(malloc_internal::SegmentOf(blocks[0]),
+                                      reinterpret_cast<uintptr_t>(blocks[0]));
+      ASSERT_NE(first, nullptr);
+    }
+  }
+  ASSERT_TRUE(first->in_full);
+  ExpectIntact();
+  first->local_free = static_cast<malloc_internal::Cell*>(blocks[0]);
+  absl::Status status = M().CheckIntegrity();
+  first->local_free = nullptr;
+  EXPECT_FALSE(status.ok());
+  EXPECT_THAT(status.message(), HasSubstr("marked full has free cells"));
+  ExpectIntact();
+  for (void* block : blocks) M().Deallocate(block, kBytes);
   ExpectIntact();
 }
 

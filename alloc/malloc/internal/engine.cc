@@ -62,7 +62,7 @@ TM_NOINLINE void ReportOutsideCells(const Page* p, uintptr_t a) {
 }
 
 template <Counting C>
-TM_NOINLINE void FreeInSegmentSlow(Segment* s, void* ptr, size_t expected_bytes) {
+void FreeInSegmentSlow(Segment* s, void* ptr, size_t expected_bytes) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
   Page* p = PageAt(s, a);
   if (TM_UNLIKELY(p == nullptr)) {

@@ -177,11 +177,14 @@ inline void FreeCell(Page* p, Cell* cell, void* ptr, size_t expected_bytes) {
   return RemoteFree(p, cell);
 }
 
-// A free whose pointer the fast path could not place: in a multi-slot
-// page's later slots, a segment header, a free slot, or past the carved
-// cells. Finds the page the slow way and reports what is wrong.
+// A free whose pointer the fast path could not place: a cell in a
+// multi-slot page's later slots (most cells of the classes above 8 KiB, so
+// this is out of line but not marked cold), a segment header, a free slot,
+// or past the carved cells. Finds the page through its lead slot and frees
+// the cell, or reports what is wrong.
 template <Counting C>
-TM_NOINLINE void FreeInSegmentSlow(Segment* s, void* ptr, size_t expected_bytes);
+__attribute__((noinline)) void FreeInSegmentSlow(Segment* s, void* ptr,
+                                                 size_t expected_bytes);
 extern template void FreeInSegmentSlow<Counting::kExact>(Segment*, void*, size_t);
 extern template void FreeInSegmentSlow<Counting::kNone>(Segment*, void*, size_t);
 

@@ -333,7 +333,7 @@ Page* NewPage(Heap* h, int c) {
   int slot = -1;
   Segment* s = FindRunInHeap(h, slots, &slot);
   if (s == nullptr) {
-    // Empty pages wait in their queues (see FreeInSegment): give them back
+    // Empty pages wait in their queues (see FreeCell): give them back
     // before mapping a segment.
     RetireEmptyPages(h, true);
     s = FindRunInHeap(h, slots, &slot);

@@ -167,6 +167,9 @@ const char* CheckHeap(const Heap* h, int* invariant) {
         if (p->next != nullptr || p->prev != nullptr) {
           TM_FAIL(5, "a full page is still linked into a queue");
         }
+        if (p->free != nullptr || p->local_free != nullptr) {
+          TM_FAIL(5, "a page marked full has free cells on its lists");
+        }
       }
       const char* err = CheckPage(p, invariant);
       if (err != nullptr) return err;

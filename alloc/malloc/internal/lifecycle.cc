@@ -209,6 +209,9 @@ void ForkChild() {
   for (Heap* h = g_registry.load(std::memory_order_acquire); h != nullptr;
        h = h->registry_next) {
     if (h == mine || !h->owned || h == g_orphan_heap) continue;
+    // A thread that was inside SetBinHead when the fork happened may have
+    // left the direct entries half updated: make them equal to the bins.
+    for (int c = 0; c <= kLastSmallClass; ++c) SetBinHead(h, c, h->bins[c]);
     h->owned = false;
     h->abandoned_next = g_abandoned;
     g_abandoned = h;

@@ -108,6 +108,18 @@ constexpr int EndGranuleOf(int c) {
 }
 static_assert(FirstGranuleOf(0) == 0 && EndGranuleOf(0) == 2 &&
               EndGranuleOf(kLastSmallClass) == kSmallGranules);
+// The same as tables (the bin queues' updates read them at run time).
+struct SmallGranuleRanges {
+  uint8_t first[kLastSmallClass + 1];
+  uint8_t end[kLastSmallClass + 1];
+  constexpr SmallGranuleRanges() : first(), end() {
+    for (int c = 0; c <= kLastSmallClass; ++c) {
+      first[c] = static_cast<uint8_t>(FirstGranuleOf(c));
+      end[c] = static_cast<uint8_t>(EndGranuleOf(c));
+    }
+  }
+};
+inline constexpr SmallGranuleRanges kSmallGranuleRanges{};
 static_assert(SmallClassOf(0) == 0 && SmallClassOf(1) == 0 &&
               SmallClassOf(17) == 1 && SmallClassOf(129) == 8 &&
               SmallClassOf(161) == 9 && SmallClassOf(1024) == ClassOf(1024));
