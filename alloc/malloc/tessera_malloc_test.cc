@@ -283,10 +283,8 @@ TEST(TesseraMallocTest, FreesBeyondAPagesFirstSlotAndIntoRetiredSlotsAreTold) {
     if (mapped) {
       // The retired slot's own record: free, no carved bytes (what sends
       // the free below past the fast path).
-      const malloc_internal::Page* slot = reinterpret_cast<const malloc_internal::Page*>(
-          reinterpret_cast<const char*>(malloc_internal::SegmentOf(block)->pages) +
-          (((reinterpret_cast<uintptr_t>(block) - reinterpret_cast<uintptr_t>(
-                 malloc_internal::SegmentOf(block))) >> 16) << 7));
+      const malloc_internal::Page* slot = malloc_internal::SlotRecord(
+          malloc_internal::SegmentOf(block), reinterpret_cast<uintptr_t>(block));
       EXPECT_EQ(slot->kind, malloc_internal::kSlotFree);
       EXPECT_EQ(malloc_internal::CarvedBytes(slot), 0u);
     }

@@ -401,7 +401,8 @@ inline bool BinEmpty(const Heap* h, int c) { return h->bins[c] == &g_empty_page;
 inline void SetBinHead(Heap* h, int c, Page* p) {
   h->bins[c] = p;
   if (c <= kLastSmallClass) {
-    for (int g = kSmallGranuleRanges.first[c], end = kSmallGranuleRanges.end[c];
+    for (int g = kSmallClasses.first_granule[c],
+             end = kSmallClasses.end_granule[c];
          g < end; ++g) {
       h->direct[g] = p;
     }

@@ -92,14 +92,19 @@ inline void* AllocateSmall(size_t bytes) {
 // ---------------------------------------------------------------------------
 
 // The lead page of the block at `a` in segment `s`, or nullptr (free slot).
-// The lead slot's own record first: one compare on the common path.
-inline Page* PageAt(Segment* s, uintptr_t a) {
-  // &s->pages[slot of a], the record's offset taken from `a` with one shift
-  // and one mask (a - s, then two shifts, was two instructions longer).
+// The record of the slot that holds `a` in segment `s`, whatever its kind:
+// &s->pages[slot of a], the offset taken from `a` with one shift and one
+// mask (a - s, then two shifts, was two instructions longer).
+inline Page* SlotRecord(Segment* s, uintptr_t a) {
   static_assert(sizeof(Page) == 128);
-  Page* p = reinterpret_cast<Page*>(
+  return reinterpret_cast<Page*>(
       reinterpret_cast<char*>(s->pages) +
       ((a >> (kSlotShift - 7)) & (uintptr_t{kSlotsPerSegment - 1} << 7)));
+}
+
+// The lead slot's own record first: one compare on the common path.
+inline Page* PageAt(Segment* s, uintptr_t a) {
+  Page* p = SlotRecord(s, a);
   if (TM_LIKELY(p->kind == kSlotPage)) return p;
   if (p->kind != kSlotTail) return nullptr;
   p -= p->lead_offset;
@@ -196,10 +201,7 @@ inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
   // RetirePage), so the one bound below also sends every pointer that is
   // not in a lead slot's carved cells to the slow path. (Testing the kind
   // first cost a load and a branch of every free.)
-  static_assert(sizeof(Page) == 128);
-  Page* p = reinterpret_cast<Page*>(
-      reinterpret_cast<char*>(s->pages) +
-      ((a >> (kSlotShift - 7)) & (uintptr_t{kSlotsPerSegment - 1} << 7)));
+  Page* p = SlotRecord(s, a);
   const uintptr_t cells = reinterpret_cast<uintptr_t>(p->cells);
   const uint64_t offset = a - cells;
   if (TM_UNLIKELY(offset >= CarvedBytes(p))) {

@@ -69,57 +69,43 @@ static_assert(ClassOf(1) == 0 && ClassOf(16) == 0 && ClassOf(17) == 1 &&
               ClassOf(161) == 9 && ClassOf(256) == 11 && ClassOf(257) == 12 &&
               ClassOf(kMaxClassSize) == kNumClasses - 1);
 
+// The 16-byte granules of sizes up to kMaxSmallSize (granule g: sizes
+// 16g - 15 .. 16g; granule 0 is size 0).
+inline constexpr int kSmallGranules = kMaxSmallSize / 16 + 1;
+constexpr size_t SmallGranuleOf(size_t bytes) {  // bytes <= kMaxSmallSize
+  return (bytes + 15) >> 4;
+}
+inline constexpr int kLastSmallClass = ClassOf(kMaxSmallSize);
+
 // ClassOf for requests up to kMaxSmallSize, by table: one add, one shift and
 // one byte load instead of a leading-zero count and four dependent
 // arithmetic steps (sizes up to 1 KiB are most of what programs ask for).
 // Every class boundary below 1 KiB is a multiple of 16, so the 16-byte
-// granule of a size decides its class.
+// granule of a size decides its class. Also each small class's granules,
+// [first, end) (ClassOf is monotonic, so they are one run): the bin queues'
+// updates read them at run time (SetBinHead).
 struct SmallClassTable {
-  uint8_t class_of_granule[kMaxSmallSize / 16 + 1];
-  constexpr SmallClassTable() : class_of_granule() {
-    for (size_t g = 0; g <= kMaxSmallSize / 16; ++g) {
-      class_of_granule[g] = static_cast<uint8_t>(ClassOf(g * 16));
+  uint8_t class_of_granule[kSmallGranules];
+  uint8_t first_granule[kLastSmallClass + 1];
+  uint8_t end_granule[kLastSmallClass + 1];
+  constexpr SmallClassTable()
+      : class_of_granule(), first_granule(), end_granule() {
+    for (int g = kSmallGranules - 1; g >= 0; --g) {
+      const int c = ClassOf(static_cast<size_t>(g) * 16);
+      class_of_granule[g] = static_cast<uint8_t>(c);
+      first_granule[c] = static_cast<uint8_t>(g);
+      if (end_granule[c] == 0) end_granule[c] = static_cast<uint8_t>(g + 1);
     }
   }
 };
 inline constexpr SmallClassTable kSmallClasses{};
 
 constexpr int SmallClassOf(size_t bytes) {  // bytes <= kMaxSmallSize
-  return kSmallClasses.class_of_granule[(bytes + 15) >> 4];
+  return kSmallClasses.class_of_granule[SmallGranuleOf(bytes)];
 }
-
-// The 16-byte granules of sizes up to kMaxSmallSize (granule g: sizes
-// 16g - 15 .. 16g; granule 0 is size 0), and the classes they fall in.
-inline constexpr int kSmallGranules = kMaxSmallSize / 16 + 1;
-inline constexpr int kLastSmallClass = ClassOf(kMaxSmallSize);
-constexpr size_t SmallGranuleOf(size_t bytes) {  // bytes <= kMaxSmallSize
-  return (bytes + 15) >> 4;
-}
-// The granules of class `c` (<= kLastSmallClass): [first, end).
-constexpr int FirstGranuleOf(int c) {
-  int g = 0;
-  while (g < kSmallGranules && kSmallClasses.class_of_granule[g] != c) ++g;
-  return g;
-}
-constexpr int EndGranuleOf(int c) {
-  int g = FirstGranuleOf(c);
-  while (g < kSmallGranules && kSmallClasses.class_of_granule[g] == c) ++g;
-  return g;
-}
-static_assert(FirstGranuleOf(0) == 0 && EndGranuleOf(0) == 2 &&
-              EndGranuleOf(kLastSmallClass) == kSmallGranules);
-// The same as tables (the bin queues' updates read them at run time).
-struct SmallGranuleRanges {
-  uint8_t first[kLastSmallClass + 1];
-  uint8_t end[kLastSmallClass + 1];
-  constexpr SmallGranuleRanges() : first(), end() {
-    for (int c = 0; c <= kLastSmallClass; ++c) {
-      first[c] = static_cast<uint8_t>(FirstGranuleOf(c));
-      end[c] = static_cast<uint8_t>(EndGranuleOf(c));
-    }
-  }
-};
-inline constexpr SmallGranuleRanges kSmallGranuleRanges{};
+static_assert(kSmallClasses.first_granule[0] == 0 &&
+              kSmallClasses.end_granule[0] == 2 &&
+              kSmallClasses.end_granule[kLastSmallClass] == kSmallGranules);
 static_assert(SmallClassOf(0) == 0 && SmallClassOf(1) == 0 &&
               SmallClassOf(17) == 1 && SmallClassOf(129) == 8 &&
               SmallClassOf(161) == 9 && SmallClassOf(1024) == ClassOf(1024));
