@@ -59,7 +59,10 @@
 //   * A thread's heap outlives the thread: at exit it is abandoned, other
 //     threads' frees keep landing in it, any thread's slow path collects one
 //     abandoned heap now and then (frees its empty pages and segments), and
-//     the next new thread adopts it whole.
+//     a new thread adopts it whole: the heap of the first block it frees if
+//     that heap is abandoned (a thread taking over an exited one's blocks
+//     then frees them locally and reuses their cells), else the newest
+//     abandoned heap.
 //   * Hardened build (--define=tessera_malloc_hardened=1): free-list links
 //     are stored encoded with the cell's address and a per-process secret
 //     and checked when followed (a link out of its segment is reported, as a

@@ -465,6 +465,49 @@ TEST(TesseraMallocTest, BlocksOfAnExitedThreadAreFreedByOthersAndItsHeapAdopted)
   EXPECT_TRUE(all.ok()) << all;
 }
 
+// A thread whose first call frees a block of an exited thread takes over
+// that thread's heap (not the newest abandoned one): its frees are local,
+// and its allocations reuse the cells it freed.
+TEST(TesseraMallocTest, AThreadThatFirstFreesAnExitedThreadsBlockAdoptsItsHeap) {
+  constexpr int kBlocks = 3000;
+  std::vector<void*> blocks;
+  std::atomic<bool> decoy_has_heap{false}, producer_gone{false};
+  std::thread producer([&] {
+    for (int i = 0; i < kBlocks; ++i) blocks.push_back(M().Allocate(48));
+    while (!decoy_has_heap.load()) std::this_thread::yield();
+  });
+  // Gets a heap while the producer holds its own, and exits after it: its
+  // heap is the one a plain new thread would adopt.
+  std::thread decoy([&] {
+    M().Deallocate(M().Allocate(48), 48);
+    decoy_has_heap.store(true);
+    while (!producer_gone.load()) std::this_thread::yield();
+  });
+  producer.join();
+  producer_gone.store(true);
+  decoy.join();
+  const TesseraMallocStats before = M().detailed_stats();
+  ASSERT_GE(before.abandoned_heaps, 2u);
+  TesseraMallocStats during;
+  void* reused = nullptr;
+  std::thread successor([&] {
+    for (void* p : blocks) M().Deallocate(p, 48);
+    during = M().detailed_stats();
+    reused = M().Allocate(48);
+    ExpectIntact();
+    M().Deallocate(reused, 48);
+  });
+  successor.join();
+  EXPECT_EQ(during.remote_frees, before.remote_frees);  // every free local
+  EXPECT_EQ(during.abandoned_heaps, before.abandoned_heaps - 1);
+  EXPECT_EQ(during.heaps, before.heaps);
+  EXPECT_NE(std::find(blocks.begin(), blocks.end(), reused), blocks.end())
+      << "the successor's allocation did not reuse a cell it freed";
+  TesseraMalloc::Collect(true);
+  absl::Status all = M().CheckAllHeaps();
+  EXPECT_TRUE(all.ok()) << all;
+}
+
 // A new thread fills three segments of its new heap with 200 KiB blocks;
 // exits 0 when only the later ones are advised MADV_HUGEPAGE ("hg").
 void CheckHugePageAdviceAndExit() {

@@ -324,6 +324,7 @@ void InitSlow();
 void InitHeap(Heap* h);
 Heap* NewHeapLocked();
 Heap* AcquireHeap();
+Heap* AdoptHeapOnFree(Heap* owner);
 void BinPushFront(Heap* h, Page* p);
 void BinPushBack(Heap* h, Page* p);
 void BinRemove(Heap* h, Page* p);

@@ -188,6 +188,35 @@ Heap* AcquireHeap() {
   return h;
 }
 
+// A thread with no heap yet whose free lands in a page of an abandoned heap
+// adopts that heap, not the newest abandoned one AcquireHeap would give it:
+// a thread that takes over an exited thread's blocks (a replaced worker,
+// larson's generations) then frees them into its own pages and reuses their
+// cells, instead of pushing each one to a heap no thread runs and carving
+// cold cells for its own allocations. Returns the heap, now the calling
+// thread's, or nullptr (none abandoned, `owner` is owned or being collected,
+// or the thread is past its exit).
+Heap* AdoptHeapOnFree(Heap* owner) {
+  if (tls_dead || g_abandoned_count.load(std::memory_order_relaxed) == 0) {
+    return nullptr;
+  }
+  pthread_mutex_lock(&g_registry_lock);
+  Heap** link = &g_abandoned;
+  while (*link != nullptr && *link != owner) link = &(*link)->abandoned_next;
+  Heap* h = *link;
+  if (h != nullptr) {
+    *link = h->abandoned_next;
+    h->abandoned_next = nullptr;
+    h->owned = true;
+    g_abandoned_count.fetch_sub(1, std::memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&g_registry_lock);
+  if (h == nullptr) return nullptr;
+  tls_heap = h;
+  pthread_setspecific(g_thread_key, h);
+  return h;
+}
+
 // ---------------------------------------------------------------------------
 // Queues.
 // ---------------------------------------------------------------------------
