@@ -541,6 +541,50 @@ TEST(TesseraMallocDeathTest, AHeapAdvisesHugePagesFromItsSecondSegmentOn) {
               "first segment");
 }
 
+// Which of the 4 KiB pages [p, p + pages * 4096) are resident.
+std::vector<bool> ResidentPages(const void* p, size_t pages) {
+  std::vector<unsigned char> v(pages);
+  std::vector<bool> out(pages, false);
+  if (mincore(const_cast<void*>(p), pages * 4096, v.data()) != 0) return out;
+  for (size_t i = 0; i < pages; ++i) out[i] = (v[i] & 1) != 0;
+  return out;
+}
+
+// A new thread's first 64-byte block, in its new heap's first segment (small
+// pages, never resident): the carve that made it prefaulted the page's first
+// 16 KiB (kPrefaultBytes) in one call, and nothing past them. Exits 0 if so.
+void CheckCarvePrefaultsAndExit() {
+  std::vector<bool> resident;
+  uintptr_t offset = 0;
+  std::thread thread([&] {
+    void* p = M().Allocate(64);
+    offset = reinterpret_cast<uintptr_t>(p) & 0xffff;
+    resident = ResidentPages(p, 5);
+    M().Deallocate(p, 64);
+  });
+  thread.join();
+  std::string seen;
+  for (bool r : resident) seen += r ? '1' : '0';
+  std::fprintf(stderr, "cells at slot offset %#lx, pages resident %s\n",
+               static_cast<unsigned long>(offset), seen.c_str());
+  // The block is the page's first cell (at a 64 KiB slot or just past the
+  // segment header), so its 16 KiB are the page's first 16 KiB.
+  const bool first_cell = offset == 0 || offset == 16384;
+  // A kernel before 5.14 refuses MADV_POPULATE_WRITE: then the carve's
+  // own writes fault in its first 4 KiB page alone.
+  void* probe = mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const bool populate = madvise(probe, 4096, MADV_POPULATE_WRITE) == 0;
+  munmap(probe, 4096);
+  std::exit(first_cell && seen == (populate ? "11110" : "10000") ? 0 : 1);
+}
+
+TEST(TesseraMallocDeathTest, CarvePrefaultsFreshSmallPageMemoryInBatches) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(CheckCarvePrefaultsAndExit(), ::testing::ExitedWithCode(0),
+              "pages resident");
+}
+
 TEST(TesseraMallocTest, FreedMemoryIsPurgedAndSegmentsReturned) {
   TesseraMalloc::Collect(true);
   const TesseraMallocStats before = M().detailed_stats();

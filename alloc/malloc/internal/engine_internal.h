@@ -116,6 +116,10 @@ struct alignas(64) Page {
   // list. Those cells are lost (never handed out; freeing one is a double
   // free) until the page empties and is retired.
   uint8_t dropped_cells;
+  // Bytes past `cells` that Carve has prefaulted (kPrefaultBytes);
+  // UINT32_MAX: it does not (a huge-page segment, slots that were
+  // resident, cells above kPrefaultMaxCell).
+  uint32_t populated;
 };
 static_assert(sizeof(Page) == 128, "two cache lines per page record");
 
@@ -137,6 +141,19 @@ inline bool HasAligned(const Page* p) {
 // grows RSS by 4.8 MiB (1.6 MiB from the fifth, 1.7 MiB with none).
 constexpr int kSmallPageSegments = 1;
 
+// In small-page memory that was never resident (a heap's first segment;
+// slots purged or never used), Carve prefaults a page's cells with one
+// MADV_POPULATE_WRITE per kPrefaultBytes instead of taking a fault per
+// 4 KiB: on these VMs a first-touch fault costs 11.3-11.8 us of thread CPU
+// and a populated page 0.75-0.84 us in a batch. Only for cells up to
+// kPrefaultMaxCell, whose carves write every 4 KiB page they cover (a carve
+// of larger cells writes one line per cell, and the program may never touch
+// the rest). larson, 8 threads each starting a heap: 8.27 against 9.07 ns
+// an operation (8 alternating runs, 2026-12-06); the traces, W1, W3, W4
+// and the round trips level.
+constexpr uint32_t kPrefaultBytes = 16384;
+constexpr uint32_t kPrefaultMaxCell = 1024;
+
 constexpr uint64_t kSegmentMagic = 0x3147455353455454ull;  // "TTESSEG1"
 constexpr size_t kSegmentHeaderBytes = 16384;
 
@@ -148,7 +165,7 @@ struct Segment {
   uint64_t free_mask;   // bit i: slot i is free
   uint64_t dirty_mask;  // free slots that may still be resident
   uint32_t pages_in_use;
-  uint32_t pad;
+  uint32_t huge_advised;  // advised MADV_HUGEPAGE (NewSegment)
   Page pages[kSlotsPerSegment];  // from offset 64
 };
 static_assert(sizeof(Segment) <= kSegmentHeaderBytes,
@@ -340,6 +357,7 @@ Segment* FindRunInHeap(Heap* h, int slots, int* slot);
 Page* NewPage(Heap* h, int c);
 void RetirePage(Heap* h, Page* p);
 void ReleaseEmptySegments(Heap* h, bool purged_only);
+void Prefault(Page* p, uint32_t end);
 void Carve(Page* p);
 bool DrainRemote(Heap* h);
 void* AllocateSlow(Heap* h, int c);

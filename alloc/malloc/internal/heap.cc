@@ -299,7 +299,9 @@ Segment* NewSegment(Heap* h) {
        t != nullptr && earlier < kSmallPageSegments; t = t->next) {
     ++earlier;
   }
-  if (earlier >= kSmallPageSegments) madvise(s, kSegmentSize, MADV_HUGEPAGE);
+  const bool huge = earlier >= kSmallPageSegments;
+  if (huge) madvise(s, kSegmentSize, MADV_HUGEPAGE);
+  s->huge_advised = huge;
   s->magic = kSegmentMagic;
   s->heap = h;
   s->free_mask = ~uint64_t{0};
@@ -374,6 +376,7 @@ Page* NewPage(Heap* h, int c) {
   }
   const uint64_t run =
       ((slots == 64 ? ~uint64_t{0} : (uint64_t{1} << slots) - 1)) << slot;
+  const bool resident = (s->dirty_mask & run) != 0;
   s->free_mask &= ~run;
   s->dirty_mask &= ~run;
   if (s->pages_in_use++ == 0) --h->empty_segments;
@@ -405,6 +408,8 @@ Page* NewPage(Heap* h, int c) {
   p->dropped_cells = 0;
   p->has_aligned.store(0, std::memory_order_relaxed);
   p->cells = cells;
+  p->populated =
+      resident || s->huge_advised || bs > kPrefaultMaxCell ? UINT32_MAX : 0;
   p->next = p->prev = p->remote_next = nullptr;
   p->heap = h;
   return p;
@@ -457,6 +462,26 @@ void ReleaseEmptySegments(Heap* h, bool purged_only) {
   }
 }
 
+// The page's cells up to `end` (bytes past `cells`) are about to be
+// written by Carve for the first time: fault them in, and up to the next
+// kPrefaultBytes boundary, with one MADV_POPULATE_WRITE (see
+// kPrefaultBytes). A kernel without it (before 5.14) gets the faults.
+void Prefault(Page* p, uint32_t end) {
+  const uint32_t span =
+      static_cast<uint32_t>(p->slots) * kSlotSize -
+      static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p->cells) &
+                            (kSlotSize - 1));
+  uint32_t to = (end + kPrefaultBytes - 1) & ~(kPrefaultBytes - 1);
+  if (to > span) to = span;
+  if (to <= p->populated) return;
+  if (madvise(p->cells + p->populated, to - p->populated,
+              MADV_POPULATE_WRITE) != 0) {
+    p->populated = UINT32_MAX;
+    return;
+  }
+  p->populated = to;
+}
+
 // Cells [reserved, reserved + n) onto the (empty) free list, each with its
 // free canary: the owner's frees share that list, and every cell on it is
 // marked free (so a free of a carved, never allocated cell is a double free).
@@ -465,6 +490,8 @@ void Carve(Page* p) {
   uint32_t n = CellsPerCarve(p->size_class);
   if (n > p->capacity - reserved) n = p->capacity - reserved;
   char* first = p->cells + static_cast<size_t>(reserved) * p->block_size;
+  const uint32_t end = (reserved + n) * p->block_size;
+  if (TM_UNLIKELY(end > p->populated)) Prefault(p, end);
   char* cell = first;
   for (uint32_t i = 1; i < n; ++i) {
     char* next = cell + p->block_size;
