@@ -15,9 +15,11 @@
 //     masking; a process-wide byte map (one byte per 4 MiB of address space,
 //     32 MiB reserved, touched only where segments are) says which chunks are
 //     segments, so a foreign pointer is recognised without reading it.
-//   * A segment is 64 slots of 64 KiB, owned by one heap. A page is 1-32
+//   * A segment is 64 slots of 64 KiB, owned by one heap. A page is 1-8
 //     slots holding cells of one size class (52 classes, 16 B to 256 KiB,
-//     at most 25% waste above 128 B); its record lives in the segment header.
+//     at most 25% waste above 128 B): at least eight cells up to 64 KiB,
+//     one above (so a large block's slots go back to the segment, free for
+//     any class, when it is freed); its record lives in the segment header.
 //   * One heap per thread (initial-exec TLS, no lock on any fast path). Each
 //     page has three free lists: `free` (allocation pops, the owner's frees
 //     push: last in, first out, so a block freed is the next one handed out
@@ -93,7 +95,8 @@
 //      leads, and the heap's count of empty segments is right. Free slots,
 //      guards and tails record no carved bytes (free's fast path bounds a
 //      pointer by its own slot's record).
-//   3. A page's class, block size and span agree, its cells fit its span,
+//   3. A page's class, block size and span agree, it holds at least one
+//      cell and its cells fit its span,
 //      and used + cells on free/local_free == cells carved (<= in a page
 //      that dropped a corrupt list, hardened builds: those cells are lost
 //      until the page retires); no more cells sit on thread_free than are

@@ -585,6 +585,46 @@ TEST(TesseraMallocDeathTest, CarvePrefaultsFreshSmallPageMemoryInBatches) {
               "pages resident");
 }
 
+// Blocks above 64 KiB have a page each, never beside a segment's header,
+// and a freed one's slots serve the next large request of another class.
+// Exits 0 if so (a fresh process: the thread's heap is new).
+void CheckLargeBlocksHaveAPageEachAndExit() {
+  std::string what;
+  std::thread thread([&] {
+    // The 256 KiB class: pages of 4 slots, one cell, which does not fit
+    // beside the 16 KiB header.
+    constexpr size_t kBytes = 250 << 10;
+    void* a = M().Allocate(kBytes);
+    void* b = M().Allocate(kBytes);
+    const uintptr_t offset_a = reinterpret_cast<uintptr_t>(a) & ((4 << 20) - 1);
+    const uintptr_t offset_b = reinterpret_cast<uintptr_t>(b) & ((4 << 20) - 1);
+    const uintptr_t apart = reinterpret_cast<uintptr_t>(a) > reinterpret_cast<uintptr_t>(b)
+                                ? reinterpret_cast<uintptr_t>(a) - reinterpret_cast<uintptr_t>(b)
+                                : reinterpret_cast<uintptr_t>(b) - reinterpret_cast<uintptr_t>(a);
+    if (offset_a < (64 << 10) || offset_b < (64 << 10)) what += " beside-header";
+    if (apart != (256 << 10)) what += " not-one-page-each";
+    std::memset(a, 1, kBytes);
+    std::memset(b, 2, kBytes);
+    if (!M().CheckIntegrity().ok()) what += " integrity";
+    M().Deallocate(a, kBytes);
+    M().Deallocate(b, kBytes);
+    TesseraMalloc::Collect(false);  // retires one (each class keeps one)
+    void* c = M().Allocate(150 << 10);  // the 160 KiB class
+    if (c != a && c != b) what += " slots-not-reused";
+    if (!M().CheckIntegrity().ok()) what += " integrity";
+    M().Deallocate(c, 150 << 10);
+  });
+  thread.join();
+  std::fprintf(stderr, "large blocks:%s\n", what.empty() ? " ok" : what.c_str());
+  std::exit(what.empty() ? 0 : 1);
+}
+
+TEST(TesseraMallocDeathTest, LargeBlocksHaveAPageEachAndFreedOnesServeOtherClasses) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(CheckLargeBlocksHaveAPageEachAndExit(),
+              ::testing::ExitedWithCode(0), "large blocks: ok");
+}
+
 TEST(TesseraMallocTest, FreedMemoryIsPurgedAndSegmentsReturned) {
   TesseraMalloc::Collect(true);
   const TesseraMallocStats before = M().detailed_stats();

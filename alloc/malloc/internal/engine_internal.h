@@ -49,7 +49,7 @@ namespace malloc_internal {
 // ---------------------------------------------------------------------------
 // Core types (glossary).
 //   Cell:    one block of a class, as it lies on a free list.
-//   Page:    the cells of one class in 1-32 consecutive slots of a segment,
+//   Page:    the cells of one class in 1-8 consecutive slots of a segment,
 //            owned by one heap. Described by the `Page` of its first slot.
 //   Segment: 4 MiB aligned to 4 MiB; its header (first 16 KiB) holds a Page
 //            record per slot. Owned by one heap for its whole life.
@@ -352,8 +352,8 @@ void FullRemove(Heap* h, Page* p);
 void Unfull(Heap* h, Page* p);
 Segment* NewSegment(Heap* h);
 void ReleaseSegment(Heap* h, Segment* s);
-int FindRun(const Segment* s, int slots);
-Segment* FindRunInHeap(Heap* h, int slots, int* slot);
+int FindRun(const Segment* s, int slots, int first);
+Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot);
 Page* NewPage(Heap* h, int c);
 void RetirePage(Heap* h, Page* p);
 void ReleaseEmptySegments(Heap* h, bool purged_only);

@@ -45,8 +45,8 @@ TM_NOINLINE void FreeSizedNotInSegment(void* ptr, size_t bytes);
 // ---------------------------------------------------------------------------
 
 // A cell of page `p`, the head of its class's queue in heap `h`, or nullptr
-// when both of the page's lists are empty.
-template <Counting C>
+// when both of the page's lists are empty. `kPrefetchNext`: see below.
+template <Counting C, bool kPrefetchNext = false>
 inline Cell* PopCell(Heap* h, Page* p) {
   Cell* cell = p->free;
   if (TM_UNLIKELY(cell == nullptr)) {
@@ -57,12 +57,18 @@ inline Cell* PopCell(Heap* h, Page* p) {
   }
   Cell* const next = NextFree(cell);
   p->free = next;
-  // The next allocation of this class pops `next`: start its load now. A
-  // cell freed long ago (a program freeing a tree, then building another)
-  // is out of cache, and that pop's load of its link is what malloc waits
-  // on. A replayed cc1plus trace, steady passes: 7.39 against 7.67 ns a
-  // call (15 passes a side); rt_64, W1, W3 level, W4 faster.
-  __builtin_prefetch(next, 1, 3);
+  if constexpr (kPrefetchNext) {
+    // The next allocation of this class pops `next`: start its load now. A
+    // cell freed long ago (a program freeing a tree, then building another)
+    // is out of cache, and that pop's load of its link is what malloc waits
+    // on. A replayed cc1plus trace, steady passes: 7.39 against 7.67 ns a
+    // call (15 passes a side); rt_64, W1, W3 level, W4 faster. Only for the
+    // small classes, whose pages hold many cells: a prefetch of a null
+    // `next` (the page's last free cell, every time in a one-cell page) is
+    // a failed page walk on these VMs, and made a 100 KiB round trip 50%
+    // slower.
+    __builtin_prefetch(next, 1, 3);
+  }
   ++p->used;
   cell->canary = 0;
   if constexpr (C == Counting::kExact) CountAllocation(h, p->block_size);
@@ -88,7 +94,7 @@ template <Counting C>
 inline void* AllocateSmall(size_t bytes) {
   Heap* h = tls_heap;
   if (TM_LIKELY(h != nullptr)) {
-    Cell* cell = PopCell<C>(h, h->direct[SmallGranuleOf(bytes)]);
+    Cell* cell = PopCell<C, true>(h, h->direct[SmallGranuleOf(bytes)]);
     if (TM_LIKELY(cell != nullptr)) return cell;
   }
   return AllocateClassSlow<C>(SmallClassOf(bytes));

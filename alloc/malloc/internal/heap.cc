@@ -339,10 +339,10 @@ void ReleaseSegment(Heap* h, Segment* s) {
 
 // A run of `slots` free slots aligned to `slots` in `s`, or -1. Prefers
 // resident (dirty) runs, which cost no page faults.
-int FindRun(const Segment* s, int slots) {
+int FindRun(const Segment* s, int slots, int first) {
   const uint64_t run = slots == 64 ? ~uint64_t{0} : (uint64_t{1} << slots) - 1;
   int fallback = -1;
-  for (int i = 0; i < kSlotsPerSegment; i += slots) {
+  for (int i = first; i < kSlotsPerSegment; i += slots) {
     if (((s->free_mask >> i) & run) != run) continue;
     if (((s->dirty_mask >> i) & run) != 0) return i;
     if (fallback < 0) fallback = i;
@@ -351,9 +351,9 @@ int FindRun(const Segment* s, int slots) {
 }
 
 // A run of free slots in the heap's segments, or nullptr.
-Segment* FindRunInHeap(Heap* h, int slots, int* slot) {
+Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot) {
   for (Segment* s = h->segments; s != nullptr; s = s->next) {
-    *slot = FindRun(s, slots);
+    *slot = FindRun(s, slots, first);
     if (*slot >= 0) return s;
   }
   return nullptr;
@@ -361,18 +361,22 @@ Segment* FindRunInHeap(Heap* h, int slots, int* slot) {
 
 Page* NewPage(Heap* h, int c) {
   const int slots = SlotsPerPage(c);
+  // A page too short to hold a cell beside the segment header (a one-cell
+  // page of the largest classes) never starts at slot 0.
+  const int first =
+      slots * kSlotSize - kSegmentHeaderBytes < ClassSize(c) ? slots : 0;
   int slot = -1;
-  Segment* s = FindRunInHeap(h, slots, &slot);
+  Segment* s = FindRunInHeap(h, slots, first, &slot);
   if (s == nullptr) {
     // Empty pages wait in their queues (see FreeCell): give them back
     // before mapping a segment.
     RetireEmptyPages(h, true);
-    s = FindRunInHeap(h, slots, &slot);
+    s = FindRunInHeap(h, slots, first, &slot);
   }
   if (s == nullptr) {
     s = NewSegment(h);
     if (s == nullptr) return nullptr;
-    slot = FindRun(s, slots);
+    slot = FindRun(s, slots, first);
   }
   const uint64_t run =
       ((slots == 64 ? ~uint64_t{0} : (uint64_t{1} << slots) - 1)) << slot;

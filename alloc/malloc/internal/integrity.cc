@@ -59,12 +59,13 @@ const char* CheckPage(const Page* p, int* invariant) {
       CarvedBytes(p) % p->block_size != 0) {
     TM_FAIL(3, "a page's cell arithmetic does not match its block size");
   }
-  if (p->cells < start || Reserved(p) > p->capacity ||
+  if (p->cells < start || p->capacity == 0 || Reserved(p) > p->capacity ||
       p->cells + static_cast<size_t>(p->capacity) * p->block_size > end) {
     TM_FAIL(3, "a page's cells do not fit its span");
   }
   // One bit per cell: the densest page is one slot of 16-byte cells, and a
-  // class above 8 KiB spans just enough slots for 8-15 cells.
+  // class above 8 KiB spans just enough slots for 8-15 cells (one above
+  // 64 KiB).
   uint64_t seen[kSlotSize / kMinCellSize / 64] = {};
   if (p->capacity > kSlotSize / kMinCellSize) {
     TM_FAIL(3, "a page claims more cells than its densest class holds");
