@@ -58,16 +58,16 @@
 //     its memory in 2 MiB pages (one fault instead of 512, and TLB reach for
 //     a large live set), and its RSS grows in 2 MiB steps
 //     (kSmallPageSegments says what that costs). In the first segment's
-//     small pages, a carve into memory never resident prefaults the next
-//     16 KiB with one MADV_POPULATE_WRITE instead of four faults
-//     (kPrefaultBytes).
+//     small pages, a carve of cells up to 1 KiB into memory never resident
+//     prefaults the next 16 KiB with one MADV_POPULATE_WRITE instead of
+//     four faults (kPrefaultBytes).
 //   * A thread's heap outlives the thread: at exit it is abandoned, other
 //     threads' frees keep landing in it, any thread's slow path collects one
 //     abandoned heap now and then (frees its empty pages and segments), and
-//     a new thread adopts it whole: the heap of the first block it frees if
-//     that heap is abandoned (a thread taking over an exited one's blocks
-//     then frees them locally and reuses their cells), else the newest
-//     abandoned heap.
+//     a new thread adopts it whole when it first allocates: the heap of the
+//     first block it freed before that, if that heap is abandoned (a thread
+//     taking over an exited one's blocks then frees the rest locally and
+//     reuses their cells), else the newest abandoned heap.
 //   * Hardened build (--define=tessera_malloc_hardened=1): free-list links
 //     are stored encoded with the cell's address and a per-process secret
 //     and checked when followed (a link out of its segment is reported, as a

@@ -80,18 +80,12 @@ template void FreeInSegmentSlow<Counting::kNone>(Segment*, void*, size_t);
 
 TM_NOINLINE void RemoteFree(Page* p, Cell* cell) {
   Heap* owner = p->heap;
-  if (tls_heap == nullptr) {
-    // The thread's first call: it may be taking over an exited thread's
-    // blocks (AdoptHeapOnFree). Then this free is local.
-    Heap* h = AdoptHeapOnFree(owner);
-    if (h != nullptr) {
-      Cell* const head = p->free;
-      SetLink(cell, head);
-      p->free = cell;
-      --p->used;
-      if (head == nullptr && p->in_full) Unfull(h, p);
-      return;
-    }
+  // A thread with no heap yet remembers whose block it freed first: if that
+  // heap is abandoned when the thread first allocates, it adopts it
+  // (AcquireHeap). No lock here, and a thread that only frees adopts
+  // nothing, so collectors keep reclaiming the heap.
+  if (tls_heap == nullptr && tls_first_freed_heap == nullptr) {
+    tls_first_freed_heap = owner;
   }
   uintptr_t old = p->thread_free.load(std::memory_order_relaxed);
   uintptr_t desired;

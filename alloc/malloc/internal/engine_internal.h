@@ -153,6 +153,9 @@ constexpr int kSmallPageSegments = 1;
 // and the round trips level.
 constexpr uint32_t kPrefaultBytes = 16384;
 constexpr uint32_t kPrefaultMaxCell = 1024;
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; older C library headers lack it
+#endif
 
 constexpr uint64_t kSegmentMagic = 0x3147455353455454ull;  // "TTESSEG1"
 constexpr size_t kSegmentHeaderBytes = 16384;
@@ -235,6 +238,9 @@ inline std::atomic<uint64_t> g_orphan_bytes_allocated{0};
 inline std::atomic<uint64_t> g_orphan_remote_frees{0};
 inline std::atomic<uint64_t> g_orphan_bytes_freed{0};
 inline std::atomic<uint64_t> g_purged_bytes{0};
+// Set when the kernel refuses MADV_POPULATE_WRITE (before 5.14): carves
+// stop prefaulting (one failed call, not one per page).
+inline std::atomic<bool> g_no_prefault{false};
 inline std::atomic<uint64_t> g_peak{0};
 // How long a free slot or cached mapping stays resident before
 // MADV_DONTNEED. 100 ms, not mimalloc's 10: a replayed cc1plus trace (12.5 M
@@ -261,6 +267,9 @@ inline std::atomic<ViolationHook> g_hook{nullptr};
 
 TM_TLS inline thread_local Heap* tls_heap = nullptr;
 TM_TLS inline thread_local bool tls_dead = false;  // past the key destructor
+// While the thread has no heap: the heap of the first block it freed, which
+// AcquireHeap adopts if it is abandoned.
+TM_TLS inline thread_local Heap* tls_first_freed_heap = nullptr;
 
 // store (plain moves on x86), not a locked read-modify-write.
 inline void OwnerAdd(std::atomic<uint64_t>& counter, uint64_t delta) {
@@ -341,7 +350,6 @@ void InitSlow();
 void InitHeap(Heap* h);
 Heap* NewHeapLocked();
 Heap* AcquireHeap();
-Heap* AdoptHeapOnFree(Heap* owner);
 void BinPushFront(Heap* h, Page* p);
 void BinPushBack(Heap* h, Page* p);
 void BinRemove(Heap* h, Page* p);

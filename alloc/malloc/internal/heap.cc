@@ -171,9 +171,21 @@ Heap* AcquireHeap() {
   EnsureInit();
   if (tls_dead) return nullptr;
   pthread_mutex_lock(&g_registry_lock);
-  Heap* h = g_abandoned;
+  // The heap of the first block this thread freed, if it is abandoned: a
+  // thread that takes over an exited thread's blocks (a replaced worker,
+  // larson's generations) then frees them into its own pages and reuses
+  // their cells, instead of pushing each to a heap no thread runs and
+  // carving cold cells. Else the newest abandoned heap.
+  Heap** link = &g_abandoned;
+  if (tls_first_freed_heap != nullptr) {
+    while (*link != nullptr && *link != tls_first_freed_heap) {
+      link = &(*link)->abandoned_next;
+    }
+    if (*link == nullptr) link = &g_abandoned;
+  }
+  Heap* h = *link;
   if (h != nullptr) {
-    g_abandoned = h->abandoned_next;
+    *link = h->abandoned_next;
     h->abandoned_next = nullptr;
     h->owned = true;
     g_abandoned_count.fetch_sub(1, std::memory_order_relaxed);
@@ -181,38 +193,10 @@ Heap* AcquireHeap() {
     h = NewHeapLocked();
   }
   pthread_mutex_unlock(&g_registry_lock);
+  tls_first_freed_heap = nullptr;
   if (h == nullptr) return nullptr;
   tls_heap = h;
   // May allocate (keys beyond the first 32): tls_heap is already set.
-  pthread_setspecific(g_thread_key, h);
-  return h;
-}
-
-// A thread with no heap yet whose free lands in a page of an abandoned heap
-// adopts that heap, not the newest abandoned one AcquireHeap would give it:
-// a thread that takes over an exited thread's blocks (a replaced worker,
-// larson's generations) then frees them into its own pages and reuses their
-// cells, instead of pushing each one to a heap no thread runs and carving
-// cold cells for its own allocations. Returns the heap, now the calling
-// thread's, or nullptr (none abandoned, `owner` is owned or being collected,
-// or the thread is past its exit).
-Heap* AdoptHeapOnFree(Heap* owner) {
-  if (tls_dead || g_abandoned_count.load(std::memory_order_relaxed) == 0) {
-    return nullptr;
-  }
-  pthread_mutex_lock(&g_registry_lock);
-  Heap** link = &g_abandoned;
-  while (*link != nullptr && *link != owner) link = &(*link)->abandoned_next;
-  Heap* h = *link;
-  if (h != nullptr) {
-    *link = h->abandoned_next;
-    h->abandoned_next = nullptr;
-    h->owned = true;
-    g_abandoned_count.fetch_sub(1, std::memory_order_relaxed);
-  }
-  pthread_mutex_unlock(&g_registry_lock);
-  if (h == nullptr) return nullptr;
-  tls_heap = h;
   pthread_setspecific(g_thread_key, h);
   return h;
 }
@@ -412,8 +396,10 @@ Page* NewPage(Heap* h, int c) {
   p->dropped_cells = 0;
   p->has_aligned.store(0, std::memory_order_relaxed);
   p->cells = cells;
-  p->populated =
-      resident || s->huge_advised || bs > kPrefaultMaxCell ? UINT32_MAX : 0;
+  p->populated = resident || s->huge_advised || bs > kPrefaultMaxCell ||
+                         g_no_prefault.load(std::memory_order_relaxed)
+                     ? UINT32_MAX
+                     : 0;
   p->next = p->prev = p->remote_next = nullptr;
   p->heap = h;
   return p;
@@ -478,8 +464,11 @@ void Prefault(Page* p, uint32_t end) {
   uint32_t to = (end + kPrefaultBytes - 1) & ~(kPrefaultBytes - 1);
   if (to > span) to = span;
   if (to <= p->populated) return;
+  const int saved_errno = errno;  // malloc that succeeds leaves errno be
   if (madvise(p->cells + p->populated, to - p->populated,
               MADV_POPULATE_WRITE) != 0) {
+    if (errno == EINVAL) g_no_prefault.store(true, std::memory_order_relaxed);
+    errno = saved_errno;
     p->populated = UINT32_MAX;
     return;
   }

@@ -16,7 +16,8 @@
 // Layout: memory for classes comes in segments of 4 MiB aligned to 4 MiB, so
 // any pointer finds its segment by masking its low 22 bits. A segment is 64
 // slots of 64 KiB; a page (the cells of one class, owned by one heap) spans a
-// power-of-two number of slots, enough for at least eight cells of its class.
+// power-of-two number of slots: enough for at least eight cells of its class
+// up to 64 KiB, for one above (SlotsPerPage).
 
 #ifndef TESSERA_ALLOC_MALLOC_INTERNAL_SIZE_CLASSES_H_
 #define TESSERA_ALLOC_MALLOC_INTERNAL_SIZE_CLASSES_H_
@@ -137,8 +138,8 @@ static_assert(SlotsPerPage(0) == 1 && SlotsPerPage(ClassOf(kMultiCellMaxSize)) =
 
 // Cell arithmetic by multiplication: a page's offset -> cell index without a
 // divide, and whether the offset is a cell's start without multiplying back.
-// With m = ceil(2^41 / size), offset = q * size + r (offset < 2^21, the
-// largest page span; size <= 2^18, so m >= 2^23):
+// With m = ceil(2^41 / size), offset = q * size + r (offset < 2^21, a bound
+// on every page span, now at most 2^19; size <= 2^18, so m >= 2^23):
 //   offset * m = q * 2^41 + (q * e + r * m), e = size * m - 2^41 < size,
 // and the second term stays below 2^41 (r * m <= 2^41 + e - m, q * e < 2^21,
 // e + 2^21 < m). So the index is the product above bit 41, and r == 0 iff
@@ -166,7 +167,8 @@ constexpr uint64_t CellIndexScaled(uint64_t offset, uint64_t start_magic) {
   return CellIndex(offset, start_magic >> kCellStartShift);
 }
 static_assert(kMaxClassSize <= (size_t{1} << 18) &&
-                  32 * kSlotSize <= kMaxPageSpan,
+                  SlotsPerPage(ClassOf(kMultiCellMaxSize)) * kSlotSize <=
+                      kMaxPageSpan,
               "the bounds the cell arithmetic relies on");
 
 // Cells of class `c` carved per refill of a page's free list: about 4 KiB
