@@ -436,6 +436,12 @@ inline void SetBinHead(Heap* h, int c, Page* p) {
   }
 }
 
+// The bits of slots [first, first + count) in a segment's slot masks
+// (count 64: the whole segment, where a shift by 64 would be undefined).
+inline uint64_t SlotRunMask(int first, int count) {
+  return (count == 64 ? ~uint64_t{0} : (uint64_t{1} << count) - 1) << first;
+}
+
 inline Segment* SegmentOf(const void* p) {
   return reinterpret_cast<Segment*>(reinterpret_cast<uintptr_t>(p) &
                                     ~(kSegmentSize - 1));

@@ -104,7 +104,6 @@ inline void* AllocateSmall(size_t bytes) {
 // Free.
 // ---------------------------------------------------------------------------
 
-// The lead page of the block at `a` in segment `s`, or nullptr (free slot).
 // The record of the slot that holds `a` in segment `s`, whatever its kind:
 // &s->pages[slot of a], the offset taken from `a` with one shift and one
 // mask (a - s, then two shifts, was two instructions longer).
@@ -115,6 +114,7 @@ inline Page* SlotRecord(Segment* s, uintptr_t a) {
       ((a >> (kSlotShift - 7)) & (uintptr_t{kSlotsPerSegment - 1} << 7)));
 }
 
+// The lead page of the block at `a` in segment `s`, or nullptr (free slot).
 // The lead slot's own record first: one compare on the common path.
 inline Page* PageAt(Segment* s, uintptr_t a) {
   Page* p = SlotRecord(s, a);

@@ -324,7 +324,7 @@ void ReleaseSegment(Heap* h, Segment* s) {
 // A run of `slots` free slots aligned to `slots` in `s`, or -1. Prefers
 // resident (dirty) runs, which cost no page faults.
 int FindRun(const Segment* s, int slots, int first) {
-  const uint64_t run = slots == 64 ? ~uint64_t{0} : (uint64_t{1} << slots) - 1;
+  const uint64_t run = SlotRunMask(0, slots);
   int fallback = -1;
   for (int i = first; i < kSlotsPerSegment; i += slots) {
     if (((s->free_mask >> i) & run) != run) continue;
@@ -362,8 +362,7 @@ Page* NewPage(Heap* h, int c) {
     if (s == nullptr) return nullptr;
     slot = FindRun(s, slots, first);
   }
-  const uint64_t run =
-      ((slots == 64 ? ~uint64_t{0} : (uint64_t{1} << slots) - 1)) << slot;
+  const uint64_t run = SlotRunMask(slot, slots);
   const bool resident = (s->dirty_mask & run) != 0;
   s->free_mask &= ~run;
   s->dirty_mask &= ~run;
@@ -423,8 +422,7 @@ TM_NOINLINE void RetirePage(Heap* h, Page* p) {
     q->carved_bytes.store(0, std::memory_order_relaxed);
     q->freed_at_ms = now;
   }
-  const uint64_t run =
-      ((slots == 64 ? ~uint64_t{0} : (uint64_t{1} << slots) - 1)) << slot;
+  const uint64_t run = SlotRunMask(slot, slots);
   s->free_mask |= run;
   s->dirty_mask |= run;
   if (--s->pages_in_use == 0) {

@@ -31,9 +31,7 @@ void PurgeSegments(Heap* h, uint64_t now, bool force) {
         char* end = reinterpret_cast<char*>(s) + (size_t{1} << kSlotShift) * j;
         if (i == 0) start += kSegmentHeaderBytes;
         Purge(start, static_cast<size_t>(end - start));
-        const uint64_t run = (j - i == 64 ? ~uint64_t{0}
-                                          : ((uint64_t{1} << (j - i)) - 1))
-                             << i;
+        const uint64_t run = SlotRunMask(i, j - i);
         s->dirty_mask &= ~run;
         dirty &= ~run;
       } else {
