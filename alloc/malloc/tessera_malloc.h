@@ -40,8 +40,14 @@
 //     huge blocks (two counter updates were 15-20% of a small malloc/free
 //     pair). See `malloc_internal::Counting`.
 //   * Blocks above 256 KiB are mapped on their own (16 B or the requested
-//     alignment), registered in a hash table, and kept in a small cache
-//     (8 mappings, 256 MiB) when freed; realloc of a huge block is mremap.
+//     alignment; from 4 MiB on, at a segment boundary), registered in a hash
+//     table, and kept in a small cache (8 mappings, 256 MiB) when freed;
+//     realloc of a huge block is mremap. A heap that needs a page and has no
+//     resident free slots takes its next segment from a resident cached
+//     mapping (its first aligned 4 MiB; the rest stays cached) before it
+//     faults in fresh memory: what a program freed as huge blocks (a loaded
+//     buffer, an outgrown table) comes back as small blocks without growing
+//     RSS.
 //     (The TLSF arena is single-threaded: behind a lock it would serialise
 //     every thread's large requests, so large sizes are pages up to 256 KiB
 //     and mappings above; see the closing note of issue 12.)
@@ -52,7 +58,9 @@
 //     page: retiring at once re-carved W1's pages every batch), a segment whose
 //     last page goes is unmapped (one empty one is kept), free slots that
 //     stayed free for the purge delay (100 ms) and cached mappings that
-//     stayed free for ten delays get MADV_DONTNEED. Transparent huge pages
+//     stayed free for ten delays get MADV_DONTNEED (a segment made of a
+//     cached mapping keeps the cache's schedule for the slots it has not
+//     used). A new page takes resident free slots of any segment first. Transparent huge pages
 //     (MADV_HUGEPAGE) are advised for huge mappings of 4 MiB and more and
 //     for every segment of a heap after its first: a heap past 4 MiB faults
 //     its memory in 2 MiB pages (one fault instead of 512, and TLB reach for

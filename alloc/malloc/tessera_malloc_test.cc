@@ -642,6 +642,63 @@ TEST(TesseraMallocDeathTest, LargeBlocksHaveAPageEachAndFreedOnesServeOtherClass
               ::testing::ExitedWithCode(0), "large blocks: ok");
 }
 
+// A freed huge block's resident mapping becomes the next segment a heap
+// needs, and its pages serve small and large blocks without a fault; the
+// rest of the mapping stays cached for huge blocks. Exits 0 if so (a fresh
+// process: the cache and the thread's heap start empty).
+void CheckFreedHugeMappingBecomesASegmentAndExit() {
+  std::string what;
+  std::thread thread([&] {
+    void* first = M().Allocate(64);  // the heap's first (small-page) segment
+    constexpr size_t kHuge = size_t{10} << 20;
+    char* huge = static_cast<char*>(M().Allocate(kHuge));
+    std::memset(huge, 7, kHuge);  // resident
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(huge);
+    const uintptr_t hi = lo + kHuge;
+    M().Deallocate(huge, kHuge);
+    const TesseraMallocStats cached = M().detailed_stats();
+    if (cached.huge_cached_bytes < kHuge) what += " not-cached";
+    // The first segment still has free slots, but none resident: the new
+    // page goes to the cached mapping's memory instead.
+    constexpr size_t kLarge = 100 << 10;
+    void* large = M().Allocate(kLarge);
+    const uintptr_t at = reinterpret_cast<uintptr_t>(large);
+    if (at < lo || at + kLarge > hi) what += " large-not-in-the-mapping";
+    std::vector<bool> resident = ResidentPages(large, kLarge / 4096);
+    if (std::count(resident.begin(), resident.end(), true) !=
+        static_cast<long>(resident.size())) {
+      what += " not-resident";
+    }
+    const TesseraMallocStats after = M().detailed_stats();
+    if (after.segments != cached.segments + 1) what += " no-new-segment";
+    // The segment is the mapping's first aligned 4 MiB; the rest is cached.
+    if (after.huge_cached_bytes == 0 ||
+        after.huge_cached_bytes + (size_t{4} << 20) > cached.huge_cached_bytes) {
+      what += " tail-not-cached";
+    }
+    void* small = M().Allocate(200);
+    const uintptr_t small_at = reinterpret_cast<uintptr_t>(small);
+    if (small_at < lo || small_at >= hi) what += " small-not-in-the-mapping";
+    std::memset(large, 1, kLarge);
+    std::memset(small, 2, 200);
+    if (!M().CheckIntegrity().ok()) what += " integrity";
+    M().Deallocate(small, 200);
+    M().Deallocate(large, kLarge);
+    M().Deallocate(first, 64);
+    TesseraMalloc::Collect(true);
+    if (!M().CheckIntegrity().ok()) what += " integrity-after";
+  });
+  thread.join();
+  std::fprintf(stderr, "recycled:%s\n", what.empty() ? " ok" : what.c_str());
+  std::exit(what.empty() ? 0 : 1);
+}
+
+TEST(TesseraMallocDeathTest, AFreedHugeMappingBecomesTheNextSegment) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(CheckFreedHugeMappingBecomesASegmentAndExit(),
+              ::testing::ExitedWithCode(0), "recycled: ok");
+}
+
 TEST(TesseraMallocTest, FreedMemoryIsPurgedAndSegmentsReturned) {
   TesseraMalloc::Collect(true);
   const TesseraMallocStats before = M().detailed_stats();

@@ -111,7 +111,9 @@ struct alignas(64) Page {
   Page* next;  // bin queue (null while full)
   Page* prev;
   Page* remote_next;  // heap's remote_pages list
-  uint64_t freed_at_ms;  // free slots: when they became free (purge)
+  // Free slots: from when they may be purged (the purge delay after they
+  // became free; a recycled huge mapping's slots keep the cache's schedule).
+  uint64_t purge_at_ms;
   // Hardened builds: a corrupt link made this page drop the rest of a free
   // list. Those cells are lost (never handed out; freeing one is a double
   // free) until the page empties and is retired.
@@ -358,10 +360,11 @@ void FullRemove(Heap* h, Page* p);
 // A full page that has free cells again: to the back of its class's queue
 // (behind pages with more room).
 void Unfull(Heap* h, Page* p);
-Segment* NewSegment(Heap* h);
+Segment* NewSegment(Heap* h, bool recycled_only);
 void ReleaseSegment(Heap* h, Segment* s);
 int FindRun(const Segment* s, int slots, int first);
-Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot);
+Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot,
+                       bool* resident);
 Page* NewPage(Heap* h, int c);
 void RetirePage(Heap* h, Page* p);
 void ReleaseEmptySegments(Heap* h, bool purged_only);
@@ -380,6 +383,7 @@ void HugeCacheAgeLocked(uint64_t now, bool force);
 void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed);
 bool FreeHuge(void* ptr);
 size_t HugeUsable(const void* ptr);
+Segment* TakeSegmentFromHugeCache(uint64_t* freed_at_ms);
 
 // lifecycle.cc
 void PurgeSegments(Heap* h, uint64_t now, bool force);

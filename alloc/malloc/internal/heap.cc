@@ -272,9 +272,9 @@ TM_NOINLINE void Unfull(Heap* h, Page* p) {
 // Segments and pages.
 // ---------------------------------------------------------------------------
 
-Segment* NewSegment(Heap* h) {
-  Segment* s = static_cast<Segment*>(MapAligned(kSegmentSize, kSegmentSize));
-  if (s == nullptr) return nullptr;
+// A new segment for `h`: from a cached huge mapping (see below) or freshly
+// mapped; with `recycled_only`, from the cache or nullptr.
+Segment* NewSegment(Heap* h, bool recycled_only) {
   // Transparent huge pages from a heap's second segment on (see
   // kSmallPageSegments), advised before the header is written (a 4 KiB page
   // faulted first would keep its 2 MiB range in small pages).
@@ -284,6 +284,19 @@ Segment* NewSegment(Heap* h) {
     ++earlier;
   }
   const bool huge = earlier >= kSmallPageSegments;
+  // Such a segment may take the resident pages of a freed huge block (huge
+  // mappings of 4 MiB and more are advised huge pages too).
+  uint64_t recycled_freed_at_ms = 0;
+  Segment* s = huge ? TakeSegmentFromHugeCache(&recycled_freed_at_ms) : nullptr;
+  const bool recycled = s != nullptr;
+  if (recycled) {
+    // Old user data: the header starts zeroed, as fresh memory does.
+    std::memset(static_cast<void*>(s), 0, sizeof(Segment));
+  } else {
+    if (recycled_only) return nullptr;
+    s = static_cast<Segment*>(MapAligned(kSegmentSize, kSegmentSize));
+    if (s == nullptr) return nullptr;
+  }
   if (huge) madvise(s, kSegmentSize, MADV_HUGEPAGE);
   s->huge_advised = huge;
   s->magic = kSegmentMagic;
@@ -297,7 +310,20 @@ Segment* NewSegment(Heap* h) {
     mprotect(reinterpret_cast<char*>(s) + (size_t{1} << kSlotShift) * kGuardSlot,
              kSlotSize, PROT_NONE);
   }
-  s->dirty_mask = 0;  // fresh: nothing resident
+  if (recycled) {
+    // Every free slot may be resident. Those the heap does not use are
+    // purged when the cache would have purged the mapping (a purge of
+    // resident memory is dear, and lands on whatever slow path runs it: see
+    // kHugeCachePurgeDelays).
+    s->dirty_mask = s->free_mask;
+    const uint64_t purge_at =
+        recycled_freed_at_ms + kHugeCachePurgeDelays *
+                                   uint64_t{g_purge_delay_ms.load(
+                                       std::memory_order_relaxed)};
+    for (int i = 0; i < kSlotsPerSegment; ++i) s->pages[i].purge_at_ms = purge_at;
+  } else {
+    s->dirty_mask = 0;  // fresh: nothing resident
+  }
   s->pages_in_use = 0;
   ++h->empty_segments;  // until its first page
   s->prev = nullptr;
@@ -334,13 +360,29 @@ int FindRun(const Segment* s, int slots, int first) {
   return fallback;
 }
 
-// A run of free slots in the heap's segments, or nullptr.
-Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot) {
+// A run of free slots in the heap's segments, or nullptr: a resident run in
+// any segment first (`*resident`), else the first run found.
+Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot,
+                       bool* resident) {
+  Segment* fallback = nullptr;
+  int fallback_slot = -1;
   for (Segment* s = h->segments; s != nullptr; s = s->next) {
-    *slot = FindRun(s, slots, first);
-    if (*slot >= 0) return s;
+    if (fallback != nullptr && s->dirty_mask == 0) continue;
+    const int i = FindRun(s, slots, first);
+    if (i < 0) continue;
+    if ((s->dirty_mask & SlotRunMask(i, slots)) != 0) {
+      *slot = i;
+      *resident = true;
+      return s;
+    }
+    if (fallback == nullptr) {
+      fallback = s;
+      fallback_slot = i;
+    }
   }
-  return nullptr;
+  *slot = fallback_slot;
+  *resident = false;
+  return fallback;
 }
 
 Page* NewPage(Heap* h, int c) {
@@ -350,20 +392,27 @@ Page* NewPage(Heap* h, int c) {
   const int first =
       slots * kSlotSize - kSegmentHeaderBytes < ClassSize(c) ? slots : 0;
   int slot = -1;
-  Segment* s = FindRunInHeap(h, slots, first, &slot);
+  bool resident = false;
+  Segment* s = FindRunInHeap(h, slots, first, &slot, &resident);
   if (s == nullptr) {
     // Empty pages wait in their queues (see FreeCell): give them back
     // before mapping a segment.
     RetireEmptyPages(h, true);
-    s = FindRunInHeap(h, slots, first, &slot);
+    s = FindRunInHeap(h, slots, first, &slot, &resident);
   }
-  if (s == nullptr) {
-    s = NewSegment(h);
-    if (s == nullptr) return nullptr;
-    slot = FindRun(s, slots, first);
+  if (!resident) {
+    // Resident memory that a freed huge block left in the cache costs no
+    // fault and no RSS; slots never used (or purged) cost both.
+    Segment* fresh = NewSegment(h, /*recycled_only=*/s != nullptr);
+    if (fresh != nullptr) {
+      s = fresh;
+      slot = FindRun(s, slots, first);
+    } else if (s == nullptr) {
+      return nullptr;
+    }
   }
   const uint64_t run = SlotRunMask(slot, slots);
-  const bool resident = (s->dirty_mask & run) != 0;
+  resident = (s->dirty_mask & run) != 0;
   s->free_mask &= ~run;
   s->dirty_mask &= ~run;
   if (s->pages_in_use++ == 0) --h->empty_segments;
@@ -413,14 +462,15 @@ TM_NOINLINE void RetirePage(Heap* h, Page* p) {
   Segment* s = SegmentOf(p);
   const int slot = static_cast<int>(p - s->pages);
   const int slots = p->slots;
-  const uint64_t now = NowMs();
+  const uint64_t purge_at =
+      NowMs() + g_purge_delay_ms.load(std::memory_order_relaxed);
   for (int j = 0; j < slots; ++j) {
     Page* q = &s->pages[slot + j];
     q->kind = kSlotFree;
     q->lead_offset = 0;
     // Zero: a free into this slot must miss the fast path's bound.
     q->carved_bytes.store(0, std::memory_order_relaxed);
-    q->freed_at_ms = now;
+    q->purge_at_ms = purge_at;
   }
   const uint64_t run = SlotRunMask(slot, slots);
   s->free_mask |= run;

@@ -110,7 +110,12 @@ void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed) {
   pthread_mutex_unlock(&g_huge_lock);
   if (base == nullptr) {
     map_bytes = need;
-    base = static_cast<char*>(MapPages(map_bytes));
+    // Mappings of a segment's size and more start on a segment boundary:
+    // once freed and cached, each 4 MiB of them can become a segment
+    // (TakeSegmentFromHugeCache) with the pages it has resident.
+    base = static_cast<char*>(map_bytes >= kSegmentSize
+                                  ? MapAligned(map_bytes, kSegmentSize)
+                                  : MapPages(map_bytes));
     if (base == nullptr) return Fail();
     // Transparent huge pages pay for blocks of several of them.
     if (map_bytes >= (size_t{4} << 20)) madvise(base, map_bytes, MADV_HUGEPAGE);
@@ -186,6 +191,59 @@ bool FreeHuge(void* ptr) {
   if (!cached) munmap(base, map_bytes);
   CountFree(tls_heap, usable);
   return true;
+}
+
+// A segment's 4 MiB carved from a resident cached mapping that holds an
+// aligned 4 MiB window, or nullptr. The mapping's pages are what a program
+// freed (a buffer it loaded, a table it outgrew) and stay resident until the
+// cache purges them; a new segment that takes them costs no page fault and
+// no growth of RSS, where a fresh one would fault its memory in anew. This
+// is how memory freed as huge blocks comes back as small blocks (jemalloc
+// gets the same from its one pool of page runs). The window's head is
+// unmapped; its tail stays cached (as freed at the same time) when a huge
+// block could use it. `*freed_at_ms`: when the mapping was freed.
+Segment* TakeSegmentFromHugeCache(uint64_t* freed_at_ms) {
+  char* unmap[2] = {nullptr, nullptr};
+  size_t unmap_bytes[2] = {0, 0};
+  Segment* segment = nullptr;
+  pthread_mutex_lock(&g_huge_lock);
+  int best = -1;
+  for (int i = 0; i < g_huge_cache_count; ++i) {
+    const HugeCacheEntry& e = g_huge_cache[i];
+    const uintptr_t base = reinterpret_cast<uintptr_t>(e.base);
+    const uintptr_t start = (base + kSegmentSize - 1) & ~(kSegmentSize - 1);
+    if (e.purged || start + kSegmentSize > base + e.map_bytes) continue;
+    // The smallest: a large mapping stays whole for the huge blocks that
+    // need it.
+    if (best < 0 || e.map_bytes < g_huge_cache[best].map_bytes) best = i;
+  }
+  if (best >= 0) {
+    HugeCacheEntry e = g_huge_cache[best];
+    g_huge_cache[best] = g_huge_cache[--g_huge_cache_count];
+    g_huge_cache_bytes -= e.map_bytes;
+    char* start = reinterpret_cast<char*>(
+        (reinterpret_cast<uintptr_t>(e.base) + kSegmentSize - 1) &
+        ~(kSegmentSize - 1));
+    char* tail = start + kSegmentSize;
+    const size_t tail_bytes = static_cast<size_t>(e.base + e.map_bytes - tail);
+    unmap[0] = e.base;
+    unmap_bytes[0] = static_cast<size_t>(start - e.base);
+    if (tail_bytes > kMaxClassSize) {
+      g_huge_cache[g_huge_cache_count++] =
+          HugeCacheEntry{tail, tail_bytes, e.freed_at_ms, false};
+      g_huge_cache_bytes += tail_bytes;
+    } else {
+      unmap[1] = tail;
+      unmap_bytes[1] = tail_bytes;
+    }
+    *freed_at_ms = e.freed_at_ms;
+    segment = reinterpret_cast<Segment*>(start);
+  }
+  pthread_mutex_unlock(&g_huge_lock);
+  for (int i = 0; i < 2; ++i) {
+    if (unmap_bytes[i] != 0) munmap(unmap[i], unmap_bytes[i]);
+  }
+  return segment;
 }
 
 // Usable bytes of a huge block, or 0 if `ptr` is not one.

@@ -16,14 +16,13 @@ namespace malloc_internal {
 // ---------------------------------------------------------------------------
 
 void PurgeSegments(Heap* h, uint64_t now, bool force) {
-  const uint32_t delay = g_purge_delay_ms.load(std::memory_order_relaxed);
   for (Segment* s = h->segments; s != nullptr; s = s->next) {
     uint64_t dirty = s->dirty_mask;
     while (dirty != 0) {
       const int i = __builtin_ctzll(dirty);
       int j = i;
       while (j < kSlotsPerSegment && ((dirty >> j) & 1) &&
-             (force || now - s->pages[j].freed_at_ms >= delay)) {
+             (force || now >= s->pages[j].purge_at_ms)) {
         ++j;
       }
       if (j > i) {
