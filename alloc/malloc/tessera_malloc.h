@@ -43,32 +43,30 @@
 //     alignment; from 4 MiB on, at a segment boundary), registered in a hash
 //     table, and kept in a small cache (8 mappings, 256 MiB) when freed;
 //     realloc of a huge block is mremap. A heap that needs a page and has no
-//     resident free slots takes its next segment from a resident cached
-//     mapping (its first aligned 4 MiB; the rest stays cached) before it
-//     faults in fresh memory: what a program freed as huge blocks (a loaded
-//     buffer, an outgrown table) comes back as small blocks without growing
-//     RSS.
-//     (The TLSF arena is single-threaded: behind a lock it would serialise
-//     every thread's large requests, so large sizes are pages up to 256 KiB
-//     and mappings above; see the closing note of issue 12.)
-//   * Memory follows the live set: a page whose last cell is freed stays in
-//     its queue until the heap's next purge tick (at most every half purge
-//     delay, on a slow path), a Collect, or a new page that finds no free
-//     slot; then it goes back to its segment (unless it is its class's only
-//     page: retiring at once re-carved W1's pages every batch), a segment whose
-//     last page goes is unmapped (one empty one is kept), free slots that
-//     stayed free for the purge delay (100 ms) and cached mappings that
-//     stayed free for ten delays get MADV_DONTNEED (a segment made of a
-//     cached mapping keeps the cache's schedule for the slots it has not
-//     used). A new page takes resident free slots of any segment first. Transparent huge pages
-//     (MADV_HUGEPAGE) are advised for huge mappings of 4 MiB and more and
-//     for every segment of a heap after its first: a heap past 4 MiB faults
-//     its memory in 2 MiB pages (one fault instead of 512, and TLB reach for
-//     a large live set), and its RSS grows in 2 MiB steps
-//     (kSmallPageSegments says what that costs). In the first segment's
-//     small pages, a carve of cells up to 1 KiB into memory never resident
-//     prefaults the next 16 KiB with one MADV_POPULATE_WRITE instead of
-//     four faults (kPrefaultBytes).
+//     resident free slots takes its next segment from a resident cached mapping
+//     (its first aligned 4 MiB; the rest stays cached) before it faults in
+//     fresh memory: what a program freed as huge blocks (a loaded buffer, an
+//     outgrown table) comes back as small blocks without growing RSS. (The TLSF
+//     arena is single-threaded: behind a lock it would serialise every thread's
+//     large requests, so large sizes are pages up to 256 KiB and mappings
+//     above; see the closing note of issue 12.)
+//   * Memory follows the live set: a page whose last cell is freed stays in its
+//     queue until the heap's next purge tick (at most every half purge delay,
+//     on a slow path), a Collect, or a new page that finds no free slot; then
+//     it goes back to its segment (unless it is its class's only page: retiring
+//     at once re-carved W1's pages every batch), a segment whose last page goes
+//     is unmapped (one empty one is kept), free slots that stayed free for the
+//     purge delay (100 ms) and cached mappings that stayed free for ten delays
+//     get MADV_DONTNEED (a segment made of a cached mapping keeps the cache's
+//     schedule for the slots it has not used). A new page takes resident free
+//     slots of any segment first. Transparent huge pages (MADV_HUGEPAGE) are
+//     advised for huge mappings of 4 MiB and more and for every segment of a
+//     heap after its first: a heap past 4 MiB faults its memory in 2 MiB pages
+//     (one fault instead of 512, and TLB reach for a large live set), and its
+//     RSS grows in 2 MiB steps (kSmallPageSegments says what that costs). In
+//     the first segment's small pages, a carve of cells up to 1 KiB into memory
+//     never resident prefaults the next 16 KiB with one MADV_POPULATE_WRITE
+//     instead of four faults (kPrefaultBytes).
 //   * A thread's heap outlives the thread: at exit it is abandoned, other
 //     threads' frees keep landing in it, any thread's slow path collects one
 //     abandoned heap now and then (frees its empty pages and segments), and
@@ -80,8 +78,9 @@
 //     are stored encoded with the cell's address and a per-process secret
 //     and checked when followed (a link out of its segment is reported, as a
 //     foreign pointer through this interface, and its list dropped), and the
-//     last 64 KiB slot of every segment is a PROT_NONE guard. Measured cost
-//     in docs/allocators.md.
+//     last 64 KiB slot of every segment is a PROT_NONE guard; a freed huge
+//     block's mapping never becomes a segment (a write after free into it
+//     would land in a segment header). Measured cost in docs/allocators.md.
 //   * fork(): the override registers pthread_atfork handlers that hold every
 //     lock across the fork; in the child, heaps of threads that did not
 //     survive are abandoned (and so adopted later).
@@ -100,9 +99,10 @@
 //      marked free, a slot in use is a page's lead or one of its tails
 //      pointing back to it, spans are aligned to their length and stay in
 //      the segment, only free slots are dirty, the page count matches the
-//      leads, and the heap's count of empty segments is right. Free slots,
-//      guards and tails record no carved bytes (free's fast path bounds a
-//      pointer by its own slot's record).
+//      leads, and the heap's count of empty segments is right. The heap's
+//      list of segments with dirty slots holds exactly those, linked both
+//      ways. Free slots, guards and tails record no carved bytes (free's
+//      fast path bounds a pointer by its own slot's record).
 //   3. A page's class, block size and span agree, it holds at least one
 //      cell and its cells fit its span,
 //      and used + cells on free/local_free == cells carved (<= in a page

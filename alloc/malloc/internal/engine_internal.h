@@ -111,9 +111,12 @@ struct alignas(64) Page {
   Page* next;  // bin queue (null while full)
   Page* prev;
   Page* remote_next;  // heap's remote_pages list
-  // Free slots: from when they may be purged (the purge delay after they
-  // became free; a recycled huge mapping's slots keep the cache's schedule).
-  uint64_t purge_at_ms;
+  // Free slots: when they became free, and after how many purge delays
+  // they are purged (1; a recycled huge mapping's slots keep the cache's
+  // kHugeCachePurgeDelays). The delay is read when purging, so
+  // SetPurgeDelayMs applies to memory already free.
+  uint64_t freed_at_ms;
+  uint8_t purge_delays;
   // Hardened builds: a corrupt link made this page drop the rest of a free
   // list. Those cells are lost (never handed out; freeing one is a double
   // free) until the page empties and is retired.
@@ -171,7 +174,13 @@ struct Segment {
   uint64_t dirty_mask;  // free slots that may still be resident
   uint32_t pages_in_use;
   uint32_t huge_advised;  // advised MADV_HUGEPAGE (NewSegment)
-  Page pages[kSlotsPerSegment];  // from offset 64
+  // On the heap's list of segments that have dirty slots (iff dirty_mask is
+  // not 0): FindRunInHeap looks for resident runs there, not in every
+  // segment of a heap that may have hundreds.
+  Segment* dirty_next;
+  Segment* dirty_prev;
+  uint32_t dirty_listed;
+  Page pages[kSlotsPerSegment];  // from offset 128
 };
 static_assert(sizeof(Segment) <= kSegmentHeaderBytes,
               "the segment header fits before slot 0's cells");
@@ -200,6 +209,7 @@ struct Heap {
   Page* bin_tails[kNumClasses];
   std::atomic<Page*> remote_pages;
   Segment* segments;
+  Segment* dirty_segments;  // segments with dirty slots (Segment::dirty_next)
   uint64_t last_purge_ms;
   uint32_t slow_calls;
   bool owned;  // a live thread (or a collector) holds it
@@ -331,6 +341,10 @@ inline uint64_t g_huge_mapped = 0;
 inline HugeCacheEntry g_huge_cache[kHugeCacheEntries];
 inline int g_huge_cache_count = 0;
 inline uint64_t g_huge_cache_bytes = 0;
+// Cached mappings a segment could be taken from (resident, 4 MiB or more),
+// kept by RecountRecyclableLocked: NewSegment reads it before it takes
+// g_huge_lock, which a purge of the cache may hold for milliseconds.
+inline std::atomic<uint32_t> g_huge_cache_recyclable{0};
 
 inline size_t HugeHash(uintptr_t p) {
   return static_cast<size_t>((p >> 12) * 0x9e3779b97f4a7c15ull);
@@ -384,6 +398,7 @@ void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed);
 bool FreeHuge(void* ptr);
 size_t HugeUsable(const void* ptr);
 Segment* TakeSegmentFromHugeCache(uint64_t* freed_at_ms);
+void RecountRecyclableLocked();
 
 // lifecycle.cc
 void PurgeSegments(Heap* h, uint64_t now, bool force);
@@ -438,6 +453,26 @@ inline void SetBinHead(Heap* h, int c, Page* p) {
       h->direct[g] = p;
     }
   }
+}
+
+// Keeps `s` on its heap's list of segments with dirty slots iff it has any;
+// called after every change of its dirty_mask, and before it is unmapped
+// (with the mask cleared).
+inline void SyncDirtyList(Heap* h, Segment* s) {
+  const bool dirty = s->dirty_mask != 0;
+  if (dirty == (s->dirty_listed != 0)) return;
+  if (dirty) {
+    s->dirty_prev = nullptr;
+    s->dirty_next = h->dirty_segments;
+    if (h->dirty_segments != nullptr) h->dirty_segments->dirty_prev = s;
+    h->dirty_segments = s;
+  } else {
+    if (s->dirty_prev != nullptr) s->dirty_prev->dirty_next = s->dirty_next;
+    else h->dirty_segments = s->dirty_next;
+    if (s->dirty_next != nullptr) s->dirty_next->dirty_prev = s->dirty_prev;
+    s->dirty_next = s->dirty_prev = nullptr;
+  }
+  s->dirty_listed = dirty ? 1 : 0;
 }
 
 // The bits of slots [first, first + count) in a segment's slot masks

@@ -138,6 +138,7 @@ void InitHeap(Heap* h) {
   h->full_pages = 0;
   h->remote_pages.store(nullptr, std::memory_order_relaxed);
   h->segments = nullptr;
+  h->dirty_segments = nullptr;
   h->last_purge_ms = NowMs();
   h->slow_calls = 0;
   h->owned = true;
@@ -272,6 +273,22 @@ TM_NOINLINE void Unfull(Heap* h, Page* p) {
 // Segments and pages.
 // ---------------------------------------------------------------------------
 
+// The slots of segment memory `s` with a resident 4 KiB page (mincore; all
+// of them if it fails).
+uint64_t ResidentSlots(const Segment* s) {
+  constexpr size_t kPages = kSegmentSize / 4096;
+  constexpr size_t kPagesPerSlot = kSlotSize / 4096;
+  unsigned char resident[kPages];
+  if (mincore(const_cast<Segment*>(s), kSegmentSize, resident) != 0) {
+    return ~uint64_t{0};
+  }
+  uint64_t slots = 0;
+  for (size_t i = 0; i < kPages; ++i) {
+    if (resident[i] & 1) slots |= uint64_t{1} << (i / kPagesPerSlot);
+  }
+  return slots;
+}
+
 // A new segment for `h`: from a cached huge mapping (see below) or freshly
 // mapped; with `recycled_only`, from the cache or nullptr.
 Segment* NewSegment(Heap* h, bool recycled_only) {
@@ -285,19 +302,22 @@ Segment* NewSegment(Heap* h, bool recycled_only) {
   }
   const bool huge = earlier >= kSmallPageSegments;
   // Such a segment may take the resident pages of a freed huge block (huge
-  // mappings of 4 MiB and more are advised huge pages too).
+  // mappings of 4 MiB and more are advised huge pages too). Not in hardened
+  // builds: there a write after free into a freed buffer's first bytes
+  // would land in a segment header instead of in cached memory.
   uint64_t recycled_freed_at_ms = 0;
-  Segment* s = huge ? TakeSegmentFromHugeCache(&recycled_freed_at_ms) : nullptr;
+  Segment* s = huge && !kHardened
+                   ? TakeSegmentFromHugeCache(&recycled_freed_at_ms)
+                   : nullptr;
   const bool recycled = s != nullptr;
-  if (recycled) {
-    // Old user data: the header starts zeroed, as fresh memory does.
-    std::memset(static_cast<void*>(s), 0, sizeof(Segment));
-  } else {
+  if (!recycled) {
     if (recycled_only) return nullptr;
     s = static_cast<Segment*>(MapAligned(kSegmentSize, kSegmentSize));
     if (s == nullptr) return nullptr;
   }
   if (huge) madvise(s, kSegmentSize, MADV_HUGEPAGE);
+  // Old user data: the header starts zeroed, as fresh memory does.
+  if (recycled) std::memset(static_cast<void*>(s), 0, sizeof(Segment));
   s->huge_advised = huge;
   s->magic = kSegmentMagic;
   s->heap = h;
@@ -310,19 +330,17 @@ Segment* NewSegment(Heap* h, bool recycled_only) {
     mprotect(reinterpret_cast<char*>(s) + (size_t{1} << kSlotShift) * kGuardSlot,
              kSlotSize, PROT_NONE);
   }
+  // Fresh memory has nothing resident. Recycled memory has what the program
+  // wrote of the freed block: those slots are dirty, and the ones the heap
+  // does not use are purged when the cache would have purged the mapping
+  // (a purge of resident memory is dear, and lands on whatever slow path
+  // runs it: see kHugeCachePurgeDelays).
+  s->dirty_mask = recycled ? ResidentSlots(s) & s->free_mask : 0;
   if (recycled) {
-    // Every free slot may be resident. Those the heap does not use are
-    // purged when the cache would have purged the mapping (a purge of
-    // resident memory is dear, and lands on whatever slow path runs it: see
-    // kHugeCachePurgeDelays).
-    s->dirty_mask = s->free_mask;
-    const uint64_t purge_at =
-        recycled_freed_at_ms + kHugeCachePurgeDelays *
-                                   uint64_t{g_purge_delay_ms.load(
-                                       std::memory_order_relaxed)};
-    for (int i = 0; i < kSlotsPerSegment; ++i) s->pages[i].purge_at_ms = purge_at;
-  } else {
-    s->dirty_mask = 0;  // fresh: nothing resident
+    for (int i = 0; i < kSlotsPerSegment; ++i) {
+      s->pages[i].freed_at_ms = recycled_freed_at_ms;
+      s->pages[i].purge_delays = kHugeCachePurgeDelays;
+    }
   }
   s->pages_in_use = 0;
   ++h->empty_segments;  // until its first page
@@ -330,6 +348,7 @@ Segment* NewSegment(Heap* h, bool recycled_only) {
   s->next = h->segments;
   if (h->segments != nullptr) h->segments->prev = s;
   h->segments = s;
+  SyncDirtyList(h, s);
   g_segment_map[reinterpret_cast<uintptr_t>(s) >> kSegmentShift].store(
       1, std::memory_order_release);
   g_segments.fetch_add(1, std::memory_order_relaxed);
@@ -337,6 +356,8 @@ Segment* NewSegment(Heap* h, bool recycled_only) {
 }
 
 void ReleaseSegment(Heap* h, Segment* s) {
+  s->dirty_mask = 0;
+  SyncDirtyList(h, s);
   if (s->prev != nullptr) s->prev->next = s->next;
   else h->segments = s->next;
   if (s->next != nullptr) s->next->prev = s->prev;
@@ -364,25 +385,22 @@ int FindRun(const Segment* s, int slots, int first) {
 // any segment first (`*resident`), else the first run found.
 Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot,
                        bool* resident) {
-  Segment* fallback = nullptr;
-  int fallback_slot = -1;
-  for (Segment* s = h->segments; s != nullptr; s = s->next) {
-    if (fallback != nullptr && s->dirty_mask == 0) continue;
+  // Only the segments with dirty slots can have a resident run (FindRun
+  // prefers one within a segment).
+  for (Segment* s = h->dirty_segments; s != nullptr; s = s->dirty_next) {
     const int i = FindRun(s, slots, first);
-    if (i < 0) continue;
-    if ((s->dirty_mask & SlotRunMask(i, slots)) != 0) {
+    if (i >= 0 && (s->dirty_mask & SlotRunMask(i, slots)) != 0) {
       *slot = i;
       *resident = true;
       return s;
     }
-    if (fallback == nullptr) {
-      fallback = s;
-      fallback_slot = i;
-    }
   }
-  *slot = fallback_slot;
   *resident = false;
-  return fallback;
+  for (Segment* s = h->segments; s != nullptr; s = s->next) {
+    *slot = FindRun(s, slots, first);
+    if (*slot >= 0) return s;
+  }
+  return nullptr;
 }
 
 Page* NewPage(Heap* h, int c) {
@@ -415,6 +433,7 @@ Page* NewPage(Heap* h, int c) {
   resident = (s->dirty_mask & run) != 0;
   s->free_mask &= ~run;
   s->dirty_mask &= ~run;
+  SyncDirtyList(h, s);
   if (s->pages_in_use++ == 0) --h->empty_segments;
   Page* p = &s->pages[slot];
   for (int j = 1; j < slots; ++j) {
@@ -462,19 +481,20 @@ TM_NOINLINE void RetirePage(Heap* h, Page* p) {
   Segment* s = SegmentOf(p);
   const int slot = static_cast<int>(p - s->pages);
   const int slots = p->slots;
-  const uint64_t purge_at =
-      NowMs() + g_purge_delay_ms.load(std::memory_order_relaxed);
+  const uint64_t now = NowMs();
   for (int j = 0; j < slots; ++j) {
     Page* q = &s->pages[slot + j];
     q->kind = kSlotFree;
     q->lead_offset = 0;
     // Zero: a free into this slot must miss the fast path's bound.
     q->carved_bytes.store(0, std::memory_order_relaxed);
-    q->purge_at_ms = purge_at;
+    q->freed_at_ms = now;
+    q->purge_delays = 1;
   }
   const uint64_t run = SlotRunMask(slot, slots);
   s->free_mask |= run;
   s->dirty_mask |= run;
+  SyncDirtyList(h, s);
   if (--s->pages_in_use == 0) {
     // Keep one empty segment mapped (purged after the delay like any free
     // slot): a heap that empties and refills a segment would otherwise pay

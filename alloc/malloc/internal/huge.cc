@@ -60,13 +60,22 @@ void HugeEraseLocked(HugeEntry* e) {
   --g_huge_count;
 }
 
+void RecountRecyclableLocked() {
+  uint32_t n = 0;
+  for (int i = 0; i < g_huge_cache_count; ++i) {
+    n += !g_huge_cache[i].purged && g_huge_cache[i].map_bytes >= kSegmentSize;
+  }
+  g_huge_cache_recyclable.store(n, std::memory_order_relaxed);
+}
+
 // Unmaps or purges cached mappings that stayed free past their delays
 // (kHugeCachePurgeDelays).
 void HugeCacheAgeLocked(uint64_t now, bool force) {
   const uint32_t delay = g_purge_delay_ms.load(std::memory_order_relaxed);
   for (int i = 0; i < g_huge_cache_count;) {
     HugeCacheEntry& e = g_huge_cache[i];
-    const uint64_t age = now - e.freed_at_ms;
+    // A mapping freed by another thread after `now` was read is age 0.
+    const uint64_t age = now > e.freed_at_ms ? now - e.freed_at_ms : 0;
     if (force || age >= 100 * static_cast<uint64_t>(delay) + 1000) {
       munmap(e.base, e.map_bytes);
       g_huge_cache_bytes -= e.map_bytes;
@@ -80,6 +89,7 @@ void HugeCacheAgeLocked(uint64_t now, bool force) {
     }
     ++i;
   }
+  RecountRecyclableLocked();
 }
 
 void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed) {
@@ -106,6 +116,7 @@ void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed) {
     dirty = !g_huge_cache[best].purged;
     g_huge_cache_bytes -= map_bytes;
     g_huge_cache[best] = g_huge_cache[--g_huge_cache_count];
+    RecountRecyclableLocked();
   }
   pthread_mutex_unlock(&g_huge_lock);
   if (base == nullptr) {
@@ -186,6 +197,7 @@ bool FreeHuge(void* ptr) {
       g_huge_cache_bytes += map_bytes;
       cached = true;
     }
+    RecountRecyclableLocked();
   }
   pthread_mutex_unlock(&g_huge_lock);
   if (!cached) munmap(base, map_bytes);
@@ -206,6 +218,9 @@ Segment* TakeSegmentFromHugeCache(uint64_t* freed_at_ms) {
   char* unmap[2] = {nullptr, nullptr};
   size_t unmap_bytes[2] = {0, 0};
   Segment* segment = nullptr;
+  if (g_huge_cache_recyclable.load(std::memory_order_relaxed) == 0) {
+    return nullptr;
+  }
   pthread_mutex_lock(&g_huge_lock);
   int best = -1;
   for (int i = 0; i < g_huge_cache_count; ++i) {
@@ -238,6 +253,7 @@ Segment* TakeSegmentFromHugeCache(uint64_t* freed_at_ms) {
     }
     *freed_at_ms = e.freed_at_ms;
     segment = reinterpret_cast<Segment*>(start);
+    RecountRecyclableLocked();
   }
   pthread_mutex_unlock(&g_huge_lock);
   for (int i = 0; i < 2; ++i) {

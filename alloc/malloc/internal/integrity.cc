@@ -118,7 +118,7 @@ const char* CheckHeap(const Heap* h, int* invariant) {
       TM_FAIL(5, "a bin's tail pointer does not name its last page");
     }
   }
-  uint32_t pages = 0, empty = 0, full = 0;
+  uint32_t pages = 0, empty = 0, full = 0, dirty_listed = 0;
   for (const Segment* s = h->segments; s != nullptr; s = s->next) {
     // 1
     if (!IsSegment(reinterpret_cast<uintptr_t>(s)) || s->magic != kSegmentMagic ||
@@ -133,6 +133,11 @@ const char* CheckHeap(const Heap* h, int* invariant) {
     if ((s->dirty_mask & ~s->free_mask) != 0) {
       TM_FAIL(2, "a slot in use is marked dirty-free");
     }
+    if ((s->dirty_mask != 0) != (s->dirty_listed != 0)) {
+      TM_FAIL(2, "a segment with dirty slots is off the heap's dirty list, "
+                 "or one without is on it");
+    }
+    if (s->dirty_listed) ++dirty_listed;
     uint32_t leads = 0;
     for (int i = 0; i < kSlotsPerSegment;) {
       const Page* p = &s->pages[i];
@@ -190,6 +195,18 @@ const char* CheckHeap(const Heap* h, int* invariant) {
   }
   if (empty != h->empty_segments) {
     TM_FAIL(2, "the heap's count of empty segments is wrong");
+  }
+  uint32_t on_list = 0;
+  for (const Segment* s = h->dirty_segments; s != nullptr; s = s->dirty_next) {
+    if (s->heap != h || !s->dirty_listed ||
+        (s->dirty_next != nullptr && s->dirty_next->dirty_prev != s) ||
+        ++on_list > dirty_listed) {
+      TM_FAIL(2, "the heap's dirty list is badly linked or holds a segment "
+                 "that is not the heap's or not marked listed");
+    }
+  }
+  if (on_list != dirty_listed) {
+    TM_FAIL(2, "the heap's dirty list misses a segment marked listed");
   }
   return nullptr;
 }

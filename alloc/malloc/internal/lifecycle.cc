@@ -9,20 +9,24 @@ namespace tessera {
 namespace malloc_internal {
 
 // ---------------------------------------------------------------------------
-// Purging: free slots that stayed free past the delay, and cached huge
-// mappings past ten delays (kHugeCachePurgeDelays), go back to the OS
-// (MADV_DONTNEED); a heap does this on its slow paths, at most every
+// Purging: free slots that stayed free past the delay (the slots of a
+// segment made of a cached huge mapping, past the cache's ten delays), and
+// cached huge mappings past ten delays (kHugeCachePurgeDelays), go back to
+// the OS (MADV_DONTNEED); a heap does this on its slow paths, at most every
 // delay/2, and collects one abandoned heap each time.
 // ---------------------------------------------------------------------------
 
 void PurgeSegments(Heap* h, uint64_t now, bool force) {
-  for (Segment* s = h->segments; s != nullptr; s = s->next) {
+  const uint64_t delay = g_purge_delay_ms.load(std::memory_order_relaxed);
+  for (Segment* s = h->dirty_segments; s != nullptr;) {
+    Segment* const next_dirty = s->dirty_next;  // s may leave the list
     uint64_t dirty = s->dirty_mask;
     while (dirty != 0) {
       const int i = __builtin_ctzll(dirty);
       int j = i;
       while (j < kSlotsPerSegment && ((dirty >> j) & 1) &&
-             (force || now >= s->pages[j].purge_at_ms)) {
+             (force || now >= s->pages[j].freed_at_ms +
+                               delay * s->pages[j].purge_delays)) {
         ++j;
       }
       if (j > i) {
@@ -37,6 +41,8 @@ void PurgeSegments(Heap* h, uint64_t now, bool force) {
         dirty &= ~(uint64_t{1} << i);
       }
     }
+    SyncDirtyList(h, s);
+    s = next_dirty;
   }
 }
 
@@ -88,7 +94,7 @@ void MaybePurge(Heap* h, bool force) {
   SamplePeak();
   DrainRemote(h);
   RetireEmptyPages(h, true);
-  // An empty segment already purged (free past the delay) goes back whole.
+  // An empty segment already purged (free past its delays) goes back whole.
   if (h->empty_segments != 0) ReleaseEmptySegments(h, true);
   PurgeSegments(h, now, force);
   pthread_mutex_lock(&g_huge_lock);
