@@ -602,6 +602,13 @@ TEST(TesseraMallocDeathTest, CarvePrefaultsFreshSmallPageMemoryInBatches) {
               "pages resident");
 }
 
+// Ends a death test's child: prints "<label>: ok", or the findings after
+// the label, and exits 0 only if there are none.
+[[noreturn]] void ExitWithFindings(const char* label, const std::string& what) {
+  std::fprintf(stderr, "%s:%s\n", label, what.empty() ? " ok" : what.c_str());
+  std::exit(what.empty() ? 0 : 1);
+}
+
 // Blocks above 64 KiB have a page each, never beside a segment's header,
 // and a freed one's slots serve the next large request of another class.
 // Exits 0 if so (a fresh process: the thread's heap is new).
@@ -632,8 +639,7 @@ void CheckLargeBlocksHaveAPageEachAndExit() {
     M().Deallocate(c, 150 << 10);
   });
   thread.join();
-  std::fprintf(stderr, "large blocks:%s\n", what.empty() ? " ok" : what.c_str());
-  std::exit(what.empty() ? 0 : 1);
+  ExitWithFindings("large blocks", what);
 }
 
 TEST(TesseraMallocDeathTest, LargeBlocksHaveAPageEachAndFreedOnesServeOtherClasses) {
@@ -701,8 +707,7 @@ void CheckFreedHugeMappingBecomesASegmentAndExit() {
     if (!M().CheckIntegrity().ok()) what += " integrity-after";
   });
   thread.join();
-  std::fprintf(stderr, "recycled:%s\n", what.empty() ? " ok" : what.c_str());
-  std::exit(what.empty() ? 0 : 1);
+  ExitWithFindings("recycled", what);
 }
 
 TEST(TesseraMallocDeathTest, AFreedHugeMappingBecomesTheNextSegment) {

@@ -377,8 +377,7 @@ void Unfull(Heap* h, Page* p);
 Segment* NewSegment(Heap* h, bool recycled_only);
 void ReleaseSegment(Heap* h, Segment* s);
 int FindRun(const Segment* s, int slots, int first);
-Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot,
-                       bool* resident);
+Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot);
 Page* NewPage(Heap* h, int c);
 void RetirePage(Heap* h, Page* p);
 void ReleaseEmptySegments(Heap* h, bool purged_only);

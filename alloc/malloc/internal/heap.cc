@@ -382,20 +382,17 @@ int FindRun(const Segment* s, int slots, int first) {
 }
 
 // A run of free slots in the heap's segments, or nullptr: a resident run in
-// any segment first (`*resident`), else the first run found.
-Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot,
-                       bool* resident) {
+// any segment first, else the first run found.
+Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot) {
   // Only the segments with dirty slots can have a resident run (FindRun
   // prefers one within a segment).
   for (Segment* s = h->dirty_segments; s != nullptr; s = s->dirty_next) {
     const int i = FindRun(s, slots, first);
     if (i >= 0 && (s->dirty_mask & SlotRunMask(i, slots)) != 0) {
       *slot = i;
-      *resident = true;
       return s;
     }
   }
-  *resident = false;
   for (Segment* s = h->segments; s != nullptr; s = s->next) {
     *slot = FindRun(s, slots, first);
     if (*slot >= 0) return s;
@@ -410,15 +407,14 @@ Page* NewPage(Heap* h, int c) {
   const int first =
       slots * kSlotSize - kSegmentHeaderBytes < ClassSize(c) ? slots : 0;
   int slot = -1;
-  bool resident = false;
-  Segment* s = FindRunInHeap(h, slots, first, &slot, &resident);
+  Segment* s = FindRunInHeap(h, slots, first, &slot);
   if (s == nullptr) {
     // Empty pages wait in their queues (see FreeCell): give them back
     // before mapping a segment.
     RetireEmptyPages(h, true);
-    s = FindRunInHeap(h, slots, first, &slot, &resident);
+    s = FindRunInHeap(h, slots, first, &slot);
   }
-  if (!resident) {
+  if (s == nullptr || (s->dirty_mask & SlotRunMask(slot, slots)) == 0) {
     // Resident memory that a freed huge block left in the cache costs no
     // fault and no RSS; slots never used (or purged) cost both.
     Segment* fresh = NewSegment(h, /*recycled_only=*/s != nullptr);
@@ -430,7 +426,7 @@ Page* NewPage(Heap* h, int c) {
     }
   }
   const uint64_t run = SlotRunMask(slot, slots);
-  resident = (s->dirty_mask & run) != 0;
+  const bool resident = (s->dirty_mask & run) != 0;
   s->free_mask &= ~run;
   s->dirty_mask &= ~run;
   SyncDirtyList(h, s);

@@ -214,6 +214,15 @@ bool FreeHuge(void* ptr) {
 // gets the same from its one pool of page runs). The window's head is
 // unmapped; its tail stays cached (as freed at the same time) when a huge
 // block could use it. `*freed_at_ms`: when the mapping was freed.
+// The first segment-aligned 4 MiB inside cached mapping `e`, or nullptr.
+static char* SegmentWindow(const HugeCacheEntry& e) {
+  const uintptr_t base = reinterpret_cast<uintptr_t>(e.base);
+  const uintptr_t start = (base + kSegmentSize - 1) & ~(kSegmentSize - 1);
+  return start + kSegmentSize <= base + e.map_bytes
+             ? reinterpret_cast<char*>(start)
+             : nullptr;
+}
+
 Segment* TakeSegmentFromHugeCache(uint64_t* freed_at_ms) {
   char* unmap[2] = {nullptr, nullptr};
   size_t unmap_bytes[2] = {0, 0};
@@ -225,9 +234,7 @@ Segment* TakeSegmentFromHugeCache(uint64_t* freed_at_ms) {
   int best = -1;
   for (int i = 0; i < g_huge_cache_count; ++i) {
     const HugeCacheEntry& e = g_huge_cache[i];
-    const uintptr_t base = reinterpret_cast<uintptr_t>(e.base);
-    const uintptr_t start = (base + kSegmentSize - 1) & ~(kSegmentSize - 1);
-    if (e.purged || start + kSegmentSize > base + e.map_bytes) continue;
+    if (e.purged || SegmentWindow(e) == nullptr) continue;
     // The smallest: a large mapping stays whole for the huge blocks that
     // need it.
     if (best < 0 || e.map_bytes < g_huge_cache[best].map_bytes) best = i;
@@ -236,9 +243,7 @@ Segment* TakeSegmentFromHugeCache(uint64_t* freed_at_ms) {
     HugeCacheEntry e = g_huge_cache[best];
     g_huge_cache[best] = g_huge_cache[--g_huge_cache_count];
     g_huge_cache_bytes -= e.map_bytes;
-    char* start = reinterpret_cast<char*>(
-        (reinterpret_cast<uintptr_t>(e.base) + kSegmentSize - 1) &
-        ~(kSegmentSize - 1));
+    char* start = SegmentWindow(e);
     char* tail = start + kSegmentSize;
     const size_t tail_bytes = static_cast<size_t>(e.base + e.map_bytes - tail);
     unmap[0] = e.base;
