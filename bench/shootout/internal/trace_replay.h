@@ -12,7 +12,9 @@
 // a block waits until the previous operation on that block (on whatever
 // thread) is done, so a block freed on another thread is handed over after
 // its allocation, never before; wall time. Both measure peak RSS growth from
-// `rss_at_start` (RunContext) when it is known.
+// `rss_at_start` (RunContext) when it is known: the peak of the validation
+// pass and the measured pass together (the kernel's VmHWM, reset when
+// `rss_at_start` was read).
 
 #ifndef TESSERA_BENCH_SHOOTOUT_INTERNAL_TRACE_REPLAY_H_
 #define TESSERA_BENCH_SHOOTOUT_INTERNAL_TRACE_REPLAY_H_
@@ -42,13 +44,16 @@ namespace internal {
 // paid as it was.
 template <typename S>
 absl::StatusOr<Metrics> Replay(S& s, const alloc_trace::Trace& trace,
-                               int64_t rss_at_start) {
+                               int64_t rss_at_start,
+                               bool peak_reset_at_start = false) {
   std::vector<void*> blocks(trace.slots, nullptr);
   std::vector<uint64_t> sizes(trace.slots, 0);
   std::vector<size_t> aligns(trace.slots, kDefaultAlignment);
   uint64_t allocations = 0, frees = 0, reallocs = 0;
   uint64_t live = 0, peak_live = 0;
-  const bool reset = ResetPeakRss();
+  // Measured from `rss_at_start` when known, the peak since its reset.
+  const bool reset =
+      rss_at_start >= 0 ? peak_reset_at_start : ResetPeakRss();
   const int64_t rss_before =
       rss_at_start >= 0 ? rss_at_start : ProcStatusBytes("VmRSS");
   const int64_t t0 = ThreadCpuNs();
@@ -111,7 +116,8 @@ absl::StatusOr<Metrics> Replay(S& s, const alloc_trace::Trace& trace,
 // an earlier operation and the replay cannot deadlock.
 template <typename S>
 absl::StatusOr<Metrics> ReplayThreaded(S& s, const alloc_trace::Trace& trace,
-                                       int64_t rss_at_start) {
+                                       int64_t rss_at_start,
+                               bool peak_reset_at_start = false) {
   const size_t threads = std::max<size_t>(1, trace.thread_ids.size());
   struct Step {
     uint32_t op;        // index into trace.ops
@@ -205,7 +211,9 @@ absl::StatusOr<Metrics> ReplayThreaded(S& s, const alloc_trace::Trace& trace,
     frees += my_frees;
     reallocs += my_reallocs;
   };
-  const bool reset = ResetPeakRss();
+  // Measured from `rss_at_start` when known, the peak since its reset.
+  const bool reset =
+      rss_at_start >= 0 ? peak_reset_at_start : ResetPeakRss();
   const int64_t rss_before =
       rss_at_start >= 0 ? rss_at_start : ProcStatusBytes("VmRSS");
   std::vector<std::thread> pool;
