@@ -52,9 +52,12 @@
 //     above; see the closing note of issue 12.)
 //   * Memory follows the live set: a page whose last cell is freed stays in its
 //     queue until the heap's next purge tick (at most every half purge delay,
-//     on a slow path), a Collect, or a new page that finds no free slot; then
-//     it goes back to its segment (unless it is its class's only page: retiring
-//     at once re-carved W1's pages every batch), a segment whose last page goes
+//     on a slow path), a Collect, or a new page that would take slots never
+//     used (or finds none); then it goes back to its segment (at a purge tick,
+//     unless it is its class's only page and one slot long: retiring at once
+//     re-carved W1's pages every batch). A full page that a free gives a cell
+//     rejoins its queue after the head, so allocation favours the pages
+//     nearest full and sparse ones drain. A segment whose last page goes
 //     is unmapped (one empty one is kept), free slots that stayed free for the
 //     purge delay (100 ms) and cached mappings that stayed free for ten delays
 //     get MADV_DONTNEED (a segment made of a cached mapping keeps the cache's
@@ -114,10 +117,10 @@
 //      a free list (carved cells too) carries its free canary (so a write
 //      after free into its first 16 bytes is caught).
 //   5. Every page of a heap is either on its class's bin queue (not marked
-//      full) or marked full and linked nowhere, and the heap counts its full
-//      pages; the queues are linked both ways and hold only the heap's own
-//      pages, and each bin's tail pointer names its last page (nullptr when
-//      empty); every size up to 1 KiB has a direct entry naming its class's
+//      full) or marked full and linked nowhere, and the heap counts its
+//      pages and its full pages; the queues are linked both ways and hold
+//      only the heap's own pages; every size up to 1 KiB has a direct entry
+//      naming its class's
 //      bin head (what small allocations read instead of the bin); a page
 //      marked full has nothing on `free` or `local_free` (free tests only
 //      the head it pushes onto before it looks at the mark).

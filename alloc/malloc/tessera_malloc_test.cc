@@ -632,7 +632,9 @@ void CheckLargeBlocksHaveAPageEachAndExit() {
     if (!M().CheckIntegrity().ok()) what += " integrity";
     M().Deallocate(a, kBytes);
     M().Deallocate(b, kBytes);
-    TesseraMalloc::Collect(false);  // retires one (each class keeps one)
+    // Retires both: an empty page of several slots is not kept for its
+    // class (only one-slot pages are).
+    TesseraMalloc::Collect(false);
     void* c = M().Allocate(150 << 10);  // the 160 KiB class
     if (c != a && c != b) what += " slots-not-reused";
     if (!M().CheckIntegrity().ok()) what += " integrity";
@@ -646,6 +648,120 @@ TEST(TesseraMallocDeathTest, LargeBlocksHaveAPageEachAndFreedOnesServeOtherClass
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(CheckLargeBlocksHaveAPageEachAndExit(),
               ::testing::ExitedWithCode(0), "large blocks: ok");
+}
+
+// A page that was full and gets a cell back rejoins its class's queue after
+// the head, not at the back: the head serves until it is dry, then the page
+// nearest full. Exits 0 if so (a fresh process, so the thread's heap is new).
+void CheckUnfullPageRejoinsAfterTheHeadAndExit() {
+  std::string what;
+  std::thread thread([&] {
+    namespace mi = malloc_internal;
+    constexpr size_t kBytes = 2048;  // 32 cells a page (fewer beside the header)
+    std::vector<void*> blocks;
+    std::vector<mi::Page*> pages;  // in the order they were made
+    // Three pages: the first two full, the third the head.
+    while (pages.size() < 3) {
+      void* b = M().Allocate(kBytes);
+      if (b == nullptr) break;
+      blocks.push_back(b);
+      mi::Page* p = mi::PageAt(mi::SegmentOf(b), reinterpret_cast<uintptr_t>(b));
+      if (pages.empty() || pages.back() != p) pages.push_back(p);
+    }
+    mi::Heap* h = mi::tls_heap;
+    const int c = mi::ClassOf(kBytes);
+    if (pages.size() != 3 || !pages[0]->in_full || !pages[1]->in_full ||
+        h->bins[c] != pages[2]) {
+      what += " setup";
+    } else {
+      // A cell back to the first page, then one to the second: each goes
+      // after the head, so the second is next in line.
+      M().Deallocate(blocks[0], kBytes);
+      void* in_second = nullptr;
+      for (void* b : blocks) {
+        if (mi::PageAt(mi::SegmentOf(b), reinterpret_cast<uintptr_t>(b)) ==
+            pages[1]) {
+          in_second = b;
+          break;
+        }
+      }
+      M().Deallocate(in_second, kBytes);
+      if (h->bins[c] != pages[2]) what += " head-changed";
+      if (pages[2]->next != pages[1] || pages[1]->next != pages[0]) {
+        what += " not-after-the-head";
+      }
+      if (!M().CheckIntegrity().ok()) what += " integrity";
+      // The head still serves first.
+      void* next = M().Allocate(kBytes);
+      if (mi::PageAt(mi::SegmentOf(next), reinterpret_cast<uintptr_t>(next)) !=
+          pages[2]) {
+        what += " head-not-first";
+      }
+      M().Deallocate(next, kBytes);
+      blocks.erase(std::remove(blocks.begin(), blocks.end(), in_second),
+                   blocks.end());
+      blocks.erase(blocks.begin());
+    }
+    for (void* b : blocks) M().Deallocate(b, kBytes);
+    if (!M().CheckIntegrity().ok()) what += " integrity";
+  });
+  thread.join();
+  ExitWithFindings("unfull page", what);
+}
+
+TEST(TesseraMallocDeathTest, AFullPageGivenACellRejoinsItsQueueAfterTheHead) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(CheckUnfullPageRejoinsAfterTheHeadAndExit(),
+              ::testing::ExitedWithCode(0), "unfull page: ok");
+}
+
+// Empty pages waiting in their queues go back to their segment before a new
+// page of another class takes slots never used: the new page lands in their
+// resident slots and the segment count stays. Exits 0 if so.
+void CheckEmptyPagesGoBackBeforeUnusedSlotsAndExit() {
+  std::string what;
+  std::thread thread([&] {
+    namespace mi = malloc_internal;
+    constexpr size_t kEmptied = 2048, kNew = 3072;
+    std::vector<void*> blocks;
+    std::vector<mi::Page*> emptied;  // four pages, all in the first segment
+    for (int i = 0; i < 100; ++i) {
+      blocks.push_back(M().Allocate(kEmptied));
+      mi::Page* p = mi::PageAt(mi::SegmentOf(blocks.back()),
+                               reinterpret_cast<uintptr_t>(blocks.back()));
+      if (std::find(emptied.begin(), emptied.end(), p) == emptied.end()) {
+        emptied.push_back(p);
+      }
+    }
+    for (void* b : blocks) M().Deallocate(b, kEmptied);
+    for (mi::Page* p : emptied) {
+      if (p->kind != mi::kSlotPage || p->used != 0) what += " setup";
+    }
+    const uint64_t segments = M().detailed_stats().segments;
+    // No purge tick can run between (the delay is a minute): only the new
+    // page's need retires the empty ones.
+    void* other = M().Allocate(kNew);
+    mi::Page* p = mi::PageAt(mi::SegmentOf(other), reinterpret_cast<uintptr_t>(other));
+    for (mi::Page* e : emptied) {
+      if (e != p && e->kind != mi::kSlotFree) what += " empty-page-kept";
+    }
+    if (std::find(emptied.begin(), emptied.end(), p) == emptied.end()) {
+      what += " unused-slot-taken";
+    }
+    if (M().detailed_stats().segments != segments) what += " segment-added";
+    if (!M().CheckIntegrity().ok()) what += " integrity";
+    M().Deallocate(other, kNew);
+  });
+  thread.join();
+  ExitWithFindings("empty pages", what);
+}
+
+TEST(TesseraMallocDeathTest, EmptyPagesGoBackBeforeANewPageTakesUnusedSlots) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  TesseraMalloc::SetPurgeDelayMs(60000);
+  EXPECT_EXIT(CheckEmptyPagesGoBackBeforeUnusedSlotsAndExit(),
+              ::testing::ExitedWithCode(0), "empty pages: ok");
+  TesseraMalloc::SetPurgeDelayMs(100);
 }
 
 // A freed huge block's resident mapping becomes the next segment a heap

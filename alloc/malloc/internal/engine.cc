@@ -235,7 +235,7 @@ bool Owns(const void* ptr) {
     Cell* cell = CellToFree(p, a, false);
     if (cell == nullptr) return false;
     if (reinterpret_cast<uintptr_t>(cell) != a && !HasAligned(p)) return false;
-    return cell->canary != FreeCanary(cell);
+    return cell->canary != FreeCanary(p, cell);
   }
   return HugeUsable(ptr) != 0;
 }

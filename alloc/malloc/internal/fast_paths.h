@@ -159,7 +159,7 @@ inline Cell* CellToFree(Page* p, uintptr_t a, bool report) {
 template <Counting C>
 inline void FreeCell(Page* p, Cell* cell, void* ptr, size_t expected_bytes) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
-  if (TM_UNLIKELY(cell->canary == FreeCanary(cell))) {
+  if (TM_UNLIKELY(cell->canary == FreeCanary(p, cell))) {
     Report(Violation::kDoubleFree, ptr, "block is already free");
     return;
   }
@@ -170,7 +170,7 @@ inline void FreeCell(Page* p, Cell* cell, void* ptr, size_t expected_bytes) {
            "freed with a size larger than the block it was allocated as");
     return;
   }
-  cell->canary = FreeCanary(cell);
+  cell->canary = FreeCanary(p, cell);
   Heap* h = tls_heap;
   if constexpr (C == Counting::kExact) CountFree(h, p->block_size);
   if (TM_LIKELY(p->heap == h)) {
@@ -187,8 +187,9 @@ inline void FreeCell(Page* p, Cell* cell, void* ptr, size_t expected_bytes) {
     // Only a page whose free list was empty can be full: the test of `head`,
     // already loaded, keeps the load of `in_full` off the common path. A
     // page that empties stays in its queue until MaybePurge, Collect or a
-    // NewPage that finds no room retires it: retiring at once made W1
-    // (batches freed whole) unmap and re-carve its pages every batch.
+    // NewPage that would take unused slots retires it: retiring at once
+    // made W1 (batches freed whole) unmap and re-carve its pages every
+    // batch.
     if (TM_UNLIKELY(head == nullptr) && p->in_full) return Unfull(h, p);
     return;
   }

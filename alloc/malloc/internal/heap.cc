@@ -133,9 +133,10 @@ void InitSlow() {
 void InitHeap(Heap* h) {
   for (int c = 0; c < kNumClasses; ++c) {
     SetBinHead(h, c, &g_empty_page);
-    h->bin_tails[c] = nullptr;
   }
   h->full_pages = 0;
+  h->pages = 0;
+  h->clean_pages_since_retire = 0;
   h->remote_pages.store(nullptr, std::memory_order_relaxed);
   h->segments = nullptr;
   h->dirty_segments = nullptr;
@@ -211,25 +212,7 @@ void BinPushFront(Heap* h, Page* p) {
   p->prev = nullptr;
   p->next = BinEmpty(h, c) ? nullptr : h->bins[c];
   if (p->next != nullptr) p->next->prev = p;
-  else h->bin_tails[c] = p;
   SetBinHead(h, c, p);
-  p->in_full = 0;
-}
-
-// O(1) through the tail pointer. (Walking the queue to its end made every
-// free into a full page cost a pass over its class's pages: in W4, 30,000
-// live blocks, that walk took a third of all L1 misses.)
-void BinPushBack(Heap* h, Page* p) {
-  const int c = p->size_class;
-  if (BinEmpty(h, c)) {
-    BinPushFront(h, p);
-    return;
-  }
-  Page* tail = h->bin_tails[c];
-  tail->next = p;
-  p->prev = tail;
-  p->next = nullptr;
-  h->bin_tails[c] = p;
   p->in_full = 0;
 }
 
@@ -238,7 +221,6 @@ void BinRemove(Heap* h, Page* p) {
   if (p->prev != nullptr) p->prev->next = p->next;
   else SetBinHead(h, c, p->next != nullptr ? p->next : &g_empty_page);
   if (p->next != nullptr) p->next->prev = p->prev;
-  else h->bin_tails[c] = p->prev;
   p->next = p->prev = nullptr;
 }
 
@@ -264,9 +246,25 @@ TM_NOINLINE void DropCorruptList(const Cell* cell) {
   p->dropped_cells = 1;
 }
 
+// A full page that a free gave a cell joins its queue second, after the
+// head: the head keeps serving until it runs dry (as jemalloc keeps its
+// current slab), then the pages that most recently left full, the densest,
+// serve before older ones, and sparse pages are left to drain and retire.
+// (At the back, as before 2026-12-06, every page with free cells took its
+// turn: sparse pages were refilled and the cc1plus trace's peak RSS growth /
+// peak live read 1.84 against 1.69. At the front, a page was taken for one
+// cell and went full again on the next allocation: larson 7.9 against 7.0
+// ns an operation.)
 TM_NOINLINE void Unfull(Heap* h, Page* p) {
   FullRemove(h, p);
-  BinPushBack(h, p);
+  const int c = p->size_class;
+  if (BinEmpty(h, c)) return BinPushFront(h, p);
+  Page* head = h->bins[c];
+  p->prev = head;
+  p->next = head->next;
+  if (p->next != nullptr) p->next->prev = p;
+  head->next = p;
+  p->in_full = 0;
 }
 
 // ---------------------------------------------------------------------------
@@ -408,6 +406,19 @@ Page* NewPage(Heap* h, int c) {
       slots * kSlotSize - kSegmentHeaderBytes < ClassSize(c) ? slots : 0;
   int slot = -1;
   Segment* s = FindRunInHeap(h, slots, first, &slot);
+  if (s != nullptr && (s->dirty_mask & SlotRunMask(slot, slots)) == 0 &&
+      ++h->clean_pages_since_retire * 16 >= h->pages) {
+    // Slots never used cost faults and RSS; the empty pages waiting in the
+    // queues (see FreeCell) hold resident slots. Give those back first, every
+    // one (their class's only page too: this class needs no more room than
+    // its queue had). The walk visits every queued page, so it runs once per
+    // pages / 16 such new pages: O(16) a new page. The cc1plus trace's peak
+    // RSS growth / peak live, with the queue order of Unfull: 1.84 -> 1.69
+    // (validation and measured pass, 5 runs each, 2026-12-06).
+    h->clean_pages_since_retire = 0;
+    RetireEmptyPages(h, false);
+    s = FindRunInHeap(h, slots, first, &slot);
+  }
   if (s == nullptr) {
     // Empty pages wait in their queues (see FreeCell): give them back
     // before mapping a segment.
@@ -431,6 +442,7 @@ Page* NewPage(Heap* h, int c) {
   s->dirty_mask &= ~run;
   SyncDirtyList(h, s);
   if (s->pages_in_use++ == 0) --h->empty_segments;
+  ++h->pages;
   Page* p = &s->pages[slot];
   for (int j = 1; j < slots; ++j) {
     s->pages[slot + j].kind = kSlotTail;
@@ -487,6 +499,7 @@ TM_NOINLINE void RetirePage(Heap* h, Page* p) {
     q->freed_at_ms = now;
     q->purge_delays = 1;
   }
+  --h->pages;
   const uint64_t run = SlotRunMask(slot, slots);
   s->free_mask |= run;
   s->dirty_mask |= run;
@@ -553,11 +566,11 @@ void Carve(Page* p) {
   for (uint32_t i = 1; i < n; ++i) {
     char* next = cell + p->block_size;
     SetLink(reinterpret_cast<Cell*>(cell), reinterpret_cast<Cell*>(next));
-    reinterpret_cast<Cell*>(cell)->canary = FreeCanary(cell);
+    reinterpret_cast<Cell*>(cell)->canary = FreeCanary(p, cell);
     cell = next;
   }
   SetLink(reinterpret_cast<Cell*>(cell), nullptr);
-  reinterpret_cast<Cell*>(cell)->canary = FreeCanary(cell);
+  reinterpret_cast<Cell*>(cell)->canary = FreeCanary(p, cell);
   p->free = reinterpret_cast<Cell*>(first);
   p->carved_bytes.store((reserved + n) * p->block_size,
                         std::memory_order_relaxed);
