@@ -75,6 +75,23 @@ const JsonValue& Member(const JsonValue& object, const char* key) {
   return value != nullptr ? *value : *kNull;
 }
 
+// Writes `records` as a trace file TmpDir()/`name` and returns its path.
+std::string WriteTrace(const std::string& name,
+                       const std::vector<alloc_trace::TraceRecord>& records) {
+  alloc_trace::TraceHeader header{};
+  std::memcpy(header.magic, alloc_trace::kTraceMagic, sizeof header.magic);
+  header.version = alloc_trace::kTraceVersion;
+  header.record_bytes = sizeof(alloc_trace::TraceRecord);
+  header.records = records.size();
+  const std::string path = TmpDir() + "/" + name;
+  std::ofstream file(path, std::ios::binary);
+  file.write(reinterpret_cast<const char*>(&header), sizeof header);
+  file.write(reinterpret_cast<const char*>(records.data()),
+             static_cast<std::streamsize>(records.size() *
+                                          sizeof(alloc_trace::TraceRecord)));
+  return path;
+}
+
 TEST(ShootoutTest, QuickRunWritesConsistentJsonMarkdownAndCharts) {
   const std::string out = TmpDir() + "/report";
   const Outcome run = RunShootout(absl::StrCat(
@@ -243,7 +260,6 @@ TEST(ShootoutTest, W4OnTlsfDrawsTheArenaMapAndReportsFragmentation) {
 // A trace written here (no recorder: it runs in sanitizer builds too) with
 // three threads whose blocks are freed on other threads.
 TEST(ShootoutTest, ThreadedReplayHandsBlocksOverBetweenThreads) {
-  using alloc_trace::TraceHeader;
   using alloc_trace::TraceOp;
   using alloc_trace::TraceRecord;
   std::vector<TraceRecord> records;
@@ -266,18 +282,7 @@ TEST(ShootoutTest, ThreadedReplayHandsBlocksOverBetweenThreads) {
     add(TraceOp::kFree, 3, 0, 0x5000000 + i * 0x100);
     if (i % 3 == 0) add(TraceOp::kFree, 2, 0, a + 0x800000);
   }
-  TraceHeader header{};
-  std::memcpy(header.magic, alloc_trace::kTraceMagic, sizeof header.magic);
-  header.version = alloc_trace::kTraceVersion;
-  header.record_bytes = sizeof(TraceRecord);
-  header.records = records.size();
-  const std::string path = TmpDir() + "/threads.trace";
-  {
-    std::ofstream file(path, std::ios::binary);
-    file.write(reinterpret_cast<const char*>(&header), sizeof header);
-    file.write(reinterpret_cast<const char*>(records.data()),
-               static_cast<std::streamsize>(records.size() * sizeof(TraceRecord)));
-  }
+  const std::string path = WriteTrace("threads.trace", records);
   const std::string out = TmpDir() + "/threads";
   const Outcome run = RunShootout(absl::StrCat(
       "--trace=", path,
@@ -305,12 +310,12 @@ TEST(ShootoutTest, ThreadedReplayHandsBlocksOverBetweenThreads) {
   }
 }
 
-// The replay's peak RSS growth is the peak of the validation pass (which
-// writes every byte of every block) and the measured pass (one byte each)
-// together, from the RSS before both: a 32 MiB block counts whole, and no
-// figure falls below the start.
-TEST(ShootoutTest, ReplayPeakCoversTheValidationPassFromTheStart) {
-  using alloc_trace::TraceHeader;
+// The replay's peak RSS growth is the measured pass's (one byte written a
+// block), not the validation pass's (every byte), and never negative: on
+// glibc, which unmaps a freed 32 MiB block, the block costs the page the
+// measured pass touches; Tessera's cache keeps the validation pass's copy
+// resident, and that counts against it.
+TEST(ShootoutTest, ReplayPeakIsTheMeasuredPassAndNeverNegative) {
   using alloc_trace::TraceOp;
   using alloc_trace::TraceRecord;
   std::vector<TraceRecord> records;
@@ -327,18 +332,7 @@ TEST(ShootoutTest, ReplayPeakCoversTheValidationPassFromTheStart) {
   add(TraceOp::kMalloc, 64, 0x9000000);
   add(TraceOp::kFree, 0, 0x100000);
   add(TraceOp::kFree, 0, 0x9000000);
-  TraceHeader header{};
-  std::memcpy(header.magic, alloc_trace::kTraceMagic, sizeof header.magic);
-  header.version = alloc_trace::kTraceVersion;
-  header.record_bytes = sizeof(TraceRecord);
-  header.records = records.size();
-  const std::string path = TmpDir() + "/big.trace";
-  {
-    std::ofstream file(path, std::ios::binary);
-    file.write(reinterpret_cast<const char*>(&header), sizeof header);
-    file.write(reinterpret_cast<const char*>(records.data()),
-               static_cast<std::streamsize>(records.size() * sizeof(TraceRecord)));
-  }
+  const std::string path = WriteTrace("big.trace", records);
   const std::string out = TmpDir() + "/big";
   const Outcome run = RunShootout(absl::StrCat(
       "--trace=", path, " --allocators=glibc,tessera --rounds=1 --out=", out));
@@ -354,10 +348,12 @@ TEST(ShootoutTest, ReplayPeakCoversTheValidationPassFromTheStart) {
     const JsonValue& f = Member(result, "figures");
     EXPECT_EQ(Member(Member(f, "peak_live_bytes"), "median").number,
               double(kBig + 64));
-    // Written whole by the validation pass: at least 90% of it resident at
-    // the peak (the measured pass alone touches one page of it).
-    EXPECT_GE(Member(Member(f, "peak_rss_growth_bytes"), "median").number,
-              0.9 * double(kBig));
+    const double growth =
+        Member(Member(f, "peak_rss_growth_bytes"), "median").number;
+    EXPECT_GE(growth, 0.0);
+    if (Member(result, "subject").string == "glibc") {
+      EXPECT_LT(growth, double(kBig) / 4);
+    }
   }
 }
 

@@ -151,8 +151,7 @@ const Runner<S>* FindRunner(absl::string_view workload) {
            return absl::InvalidArgumentError(
                "workload 'trace' needs --trace=FILE");
          }
-         return internal::Replay(s, *c.trace, c.rss_at_start,
-                                 c.peak_reset_at_start);
+         return internal::Replay(s, *c.trace, c.rss_at_start);
        }},
       {"trace_threads", Sizes{},
        [](S& s, const Params&, const RunContext& c) -> Result {
@@ -160,8 +159,7 @@ const Runner<S>* FindRunner(absl::string_view workload) {
            return absl::InvalidArgumentError(
                "workload 'trace_threads' needs --trace=FILE");
          }
-         return internal::ReplayThreaded(s, *c.trace, c.rss_at_start,
-                                         c.peak_reset_at_start);
+         return internal::ReplayThreaded(s, *c.trace, c.rss_at_start);
        }},
   };
   for (const Runner<S>& runner : kRunners) {
@@ -269,7 +267,6 @@ absl::StatusOr<Metrics> Measure(absl::string_view subject_name,
   r.scale = scale;
   r.size_factor = size_factor;
   r.context.trace = trace;
-  r.context.peak_reset_at_start = internal::ResetPeakRss();
   r.context.rss_at_start = internal::ProcStatusBytes("VmRSS");
   const SubjectInfo* subject = FindSubject(subject_name);
   if (subject == nullptr || FindWorkload(workload) == nullptr ||

@@ -41,17 +41,12 @@ struct RunContext {
   // The compiled trace for "trace" and "trace_threads", else nullptr.
   const alloc_trace::Trace* trace = nullptr;
   // RSS of the child before the validation pass: the trace replays measure
-  // their peak against it, since the validation pass replays the same trace
-  // first and the heap it leaves (what glibc keeps, an arena's touched pages)
-  // is part of what the program costs on that allocator. -1 if unknown.
+  // their peak against it (or against the RSS as the measured pass begins,
+  // if lower: ReplayBaseline), since the validation pass replays the same
+  // trace first and the heap it leaves (what glibc keeps, an arena's touched
+  // pages) is part of what the program costs on that allocator. -1 if
+  // unknown.
   int64_t rss_at_start = -1;
-  // Whether the kernel's peak RSS (VmHWM) was reset just before
-  // `rss_at_start` was read: then the replays read their peak over the
-  // validation pass and the measured pass together, never below the start.
-  // (Reset again at the measured pass, a replay whose allocator gave back
-  // memory it held at the start, such as a freed buffer of the trace's own
-  // parse, peaked below `rss_at_start`: a negative growth.)
-  bool peak_reset_at_start = false;
   // Where W4 on the TLSF arena pictures the arena before its teardown, else
   // nullptr.
   ArenaSnapshot* snapshot = nullptr;
