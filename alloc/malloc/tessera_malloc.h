@@ -52,10 +52,12 @@
 //     above; see the closing note of issue 12.)
 //   * Memory follows the live set: a page whose last cell is freed stays in its
 //     queue until the heap's next purge tick (at most every half purge delay,
-//     on a slow path), a Collect, or a new page that would take slots never
-//     used (or finds none); then it goes back to its segment (at a purge tick,
-//     unless it is its class's only page and one slot long: retiring at once
-//     re-carved W1's pages every batch). A full page that a free gives a cell
+//     on a slow path), a Collect, a new page that finds no free slot (these
+//     keep the head of each class's queue if it is one slot long: retiring
+//     at once re-carved W1's pages every batch), or a new page about to take
+//     slots never used (every empty page; once per pages/16 such new pages,
+//     since it walks the queues); then it goes back to its segment. A full
+//     page that a free gives a cell
 //     rejoins its queue after the head, so allocation favours the pages
 //     nearest full and sparse ones drain. A segment whose last page goes
 //     is unmapped (one empty one is kept), free slots that stayed free for the
@@ -81,7 +83,9 @@
 //     are stored encoded with the cell's address and a per-process secret
 //     and checked when followed (a link out of its segment is reported, as a
 //     foreign pointer through this interface, and its list dropped), and the
-//     last 64 KiB slot of every segment is a PROT_NONE guard; a freed huge
+//     last 64 KiB slot of every segment is a PROT_NONE guard; the free canary
+//     is keyed with the cell's address and a secret (in other builds it is
+//     the page record's address); a freed huge
 //     block's mapping never becomes a segment (a write after free into it
 //     would land in a segment header). Measured cost in docs/allocators.md.
 //   * fork(): the override registers pthread_atfork handlers that hold every
@@ -89,7 +93,9 @@
 //     survive are abandoned (and so adopted later).
 //
 // Complexity: malloc and free are O(1) (a page's list ops; a new page finds
-// its slots with at most 64 mask tests per segment of the heap). Statistics
+// its slots with at most 64 mask tests per segment of the heap, and walks
+// the queues to retire empty pages once per pages/16 new pages that would
+// take unused slots: amortised O(16) page visits). Statistics
 // are O(heaps). CheckIntegrity is O(cells of the calling thread's heap).
 //
 // Invariants (CheckIntegrity checks the calling thread's heap and the huge

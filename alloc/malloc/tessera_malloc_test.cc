@@ -634,7 +634,15 @@ void CheckLargeBlocksHaveAPageEachAndExit() {
     M().Deallocate(b, kBytes);
     // Retires both: an empty page of several slots is not kept for its
     // class (only one-slot pages are).
+    malloc_internal::Page* page_a = malloc_internal::PageAt(
+        malloc_internal::SegmentOf(a), reinterpret_cast<uintptr_t>(a));
+    malloc_internal::Page* page_b = malloc_internal::PageAt(
+        malloc_internal::SegmentOf(b), reinterpret_cast<uintptr_t>(b));
     TesseraMalloc::Collect(false);
+    if (page_a->kind != malloc_internal::kSlotFree ||
+        page_b->kind != malloc_internal::kSlotFree) {
+      what += " empty-page-kept";
+    }
     void* c = M().Allocate(150 << 10);  // the 160 KiB class
     if (c != a && c != b) what += " slots-not-reused";
     if (!M().CheckIntegrity().ok()) what += " integrity";
@@ -734,6 +742,7 @@ void CheckEmptyPagesGoBackBeforeUnusedSlotsAndExit() {
       }
     }
     for (void* b : blocks) M().Deallocate(b, kEmptied);
+    if (emptied.size() != 4) what += " setup";
     for (mi::Page* p : emptied) {
       if (p->kind != mi::kSlotPage || p->used != 0) what += " setup";
     }

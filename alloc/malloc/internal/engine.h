@@ -25,9 +25,10 @@ namespace malloc_internal {
 #define TESSERA_MALLOC_HARDENED 0
 #endif
 // The hardened build (--define=tessera_malloc_hardened=1): free-list links
-// encoded with a per-process secret and checked when followed, and a
-// PROT_NONE guard slot at the end of every segment. (Double frees, foreign
-// and interior pointers are detected on every free in every build.)
+// encoded with a per-process secret and checked when followed, free
+// canaries keyed with the secret, and a PROT_NONE guard slot at the end of
+// every segment. (Double frees, foreign and interior pointers are detected
+// on every free in every build.)
 inline constexpr bool kHardened = TESSERA_MALLOC_HARDENED != 0;
 
 // What went wrong, for the violation hook. kCorruptFreeList (hardened builds

@@ -200,13 +200,13 @@ struct Heap {
   std::atomic<uint64_t> reallocations;
   std::atomic<uint64_t> remote_frees;
   // Pages with no free cell. They are on no list: a free into one puts it
-  // back into its queue, after the head, touching only the page and the
-  // head (taking it off a doubly linked full list touched two more pages'
-  // records, cache misses when frees come in random order).
+  // back into its queue, after the head, touching the page, the head and
+  // the page after it (taking it off a doubly linked full list touched two
+  // more pages' records, cache misses when frees come in random order).
   uint32_t full_pages;
-  // Pages of the heap, and the new pages that took slots never used (or
-  // purged) since empty pages were last retired: NewPage retires them
-  // first once that count reaches a sixteenth of the pages (see NewPage).
+  // Pages of the heap, and the new pages that were about to take slots never
+  // used (or purged) since NewPage last retired the empty pages: it retires
+  // them first once that count reaches a sixteenth of the pages.
   uint32_t pages;
   uint32_t clean_pages_since_retire;
   std::atomic<Page*> remote_pages;
@@ -380,8 +380,8 @@ void BinPushFront(Heap* h, Page* p);
 void BinRemove(Heap* h, Page* p);
 void FullPush(Heap* h, Page* p);
 void FullRemove(Heap* h, Page* p);
-// A full page that has free cells again: to the back of its class's queue
-// (behind pages with more room).
+// A full page that has free cells again: into its class's queue after the
+// head (the pages nearest full serve next; sparse ones drain).
 void Unfull(Heap* h, Page* p);
 Segment* NewSegment(Heap* h, bool recycled_only);
 void ReleaseSegment(Heap* h, Segment* s);

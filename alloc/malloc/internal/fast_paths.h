@@ -186,10 +186,9 @@ inline void FreeCell(Page* p, Cell* cell, void* ptr, size_t expected_bytes) {
     --p->used;
     // Only a page whose free list was empty can be full: the test of `head`,
     // already loaded, keeps the load of `in_full` off the common path. A
-    // page that empties stays in its queue until MaybePurge, Collect or a
-    // NewPage that would take unused slots retires it: retiring at once
-    // made W1 (batches freed whole) unmap and re-carve its pages every
-    // batch.
+    // page that empties stays in its queue until MaybePurge, Collect or
+    // NewPage retires it (RetireEmptyPages): retiring at once made W1
+    // (batches freed whole) unmap and re-carve its pages every batch.
     if (TM_UNLIKELY(head == nullptr) && p->in_full) return Unfull(h, p);
     return;
   }

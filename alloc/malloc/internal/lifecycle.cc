@@ -52,7 +52,7 @@ void PurgeSegments(Heap* h, uint64_t now, bool force) {
 // slots (classes above 8 KiB) go: kept, each held 128 KiB-512 KiB resident
 // for a class the program may not use again (at the cc1plus trace's peak,
 // ten such pages held 1.7 MiB); re-making one costs a new page, at most once
-// a purge tick.
+// a purge tick or a NewPage's retire.
 void RetireEmptyPages(Heap* h, bool keep_one) {
   for (int c = 0; c < kNumClasses; ++c) {
     Page* p = BinEmpty(h, c) ? nullptr : h->bins[c];
