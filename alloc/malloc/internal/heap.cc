@@ -251,10 +251,10 @@ TM_NOINLINE void DropCorruptList(const Cell* cell) {
 // current slab), then the pages that most recently left full, the densest,
 // serve before older ones, and sparse pages are left to drain and retire.
 // (At the back, as before 2026-12-06, every page with free cells took its
-// turn: sparse pages were refilled and the cc1plus trace's peak RSS growth /
-// peak live read 1.84 against 1.69. At the front, a page was taken for one
-// cell and went full again on the next allocation: larson 7.9 against 7.0
-// ns an operation.)
+// turn and sparse pages were refilled. At the front, the cc1plus trace's
+// peak RSS growth / peak live over both replay passes read 1.62 against the
+// back's 1.84, but a page was taken for one cell and went full again on the
+// next allocation: larson 7.9 against 7.0 ns an operation.)
 TM_NOINLINE void Unfull(Heap* h, Page* p) {
   FullRemove(h, p);
   const int c = p->size_class;
@@ -379,6 +379,12 @@ int FindRun(const Segment* s, int slots, int first) {
   return fallback;
 }
 
+// Whether the run of `slots` slots from `slot` in `s` has a resident (dirty)
+// slot: a page there costs fewer faults and no new RSS.
+static bool RunIsResident(const Segment* s, int slot, int slots) {
+  return (s->dirty_mask & SlotRunMask(slot, slots)) != 0;
+}
+
 // A run of free slots in the heap's segments, or nullptr: a resident run in
 // any segment first, else the first run found.
 Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot) {
@@ -386,7 +392,7 @@ Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot) {
   // prefers one within a segment).
   for (Segment* s = h->dirty_segments; s != nullptr; s = s->dirty_next) {
     const int i = FindRun(s, slots, first);
-    if (i >= 0 && (s->dirty_mask & SlotRunMask(i, slots)) != 0) {
+    if (i >= 0 && RunIsResident(s, i, slots)) {
       *slot = i;
       return s;
     }
@@ -406,7 +412,7 @@ Page* NewPage(Heap* h, int c) {
       slots * kSlotSize - kSegmentHeaderBytes < ClassSize(c) ? slots : 0;
   int slot = -1;
   Segment* s = FindRunInHeap(h, slots, first, &slot);
-  if (s != nullptr && (s->dirty_mask & SlotRunMask(slot, slots)) == 0 &&
+  if (s != nullptr && !RunIsResident(s, slot, slots) &&
       ++h->clean_pages_since_retire * 16 >= h->pages) {
     // Slots never used cost faults and RSS; the empty pages waiting in the
     // queues (see FreeCell) hold resident slots. Give those back first, every
@@ -425,7 +431,7 @@ Page* NewPage(Heap* h, int c) {
     RetireEmptyPages(h, true);
     s = FindRunInHeap(h, slots, first, &slot);
   }
-  if (s == nullptr || (s->dirty_mask & SlotRunMask(slot, slots)) == 0) {
+  if (s == nullptr || !RunIsResident(s, slot, slots)) {
     // Resident memory that a freed huge block left in the cache costs no
     // fault and no RSS; slots never used (or purged) cost both.
     Segment* fresh = NewSegment(h, /*recycled_only=*/s != nullptr);
