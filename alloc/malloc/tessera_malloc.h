@@ -33,8 +33,9 @@
 //     entry for the size's 16-byte granule (up to 1 KiB; above, a class
 //     computed from the size and its bin), a pop; when `free` is dry,
 //     `local_free` is taken inline. Free: a mask, a byte-map load, the
-//     record of the pointer's own slot, the checks below, an owner compare,
-//     a push onto `free`.
+//     record of the pointer's own slot, the checks below, an owner compare
+//     (the page's owning thread against the caller's thread pointer, with
+//     no TLS variable read), a push onto `free`.
 //   * Counting: through this interface every call updates the calling
 //     heap's counters, so `stats()` is exact; the malloc override counts only
 //     huge blocks (two counter updates were 15-20% of a small malloc/free
@@ -125,7 +126,9 @@
 //   5. Every page of a heap is either on its class's bin queue (not marked
 //      full) or marked full and linked nowhere, and the heap counts its
 //      pages and its full pages; the queues are linked both ways and hold
-//      only the heap's own pages; every size up to 1 KiB has a direct entry
+//      only the heap's own pages; every page names its heap and carries its
+//      heap's owning thread (0 while no thread owns it: free's owner test
+//      reads the page, not the heap); every size up to 1 KiB has a direct entry
 //      naming its class's
 //      bin head (what small allocations read instead of the bin); a page
 //      marked full has nothing on `free` or `local_free` (free tests only

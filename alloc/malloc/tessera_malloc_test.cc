@@ -466,6 +466,71 @@ TEST(TesseraMallocTest, BlocksOfAnExitedThreadAreFreedByOthersAndItsHeapAdopted)
   EXPECT_TRUE(all.ok()) << all;
 }
 
+// Free's owner test compares the page's owning thread with the caller's
+// thread pointer. A thread that exits hands its pages to no thread before
+// its heap is abandoned, so a thread created after it, which glibc usually
+// gives the exited thread's cached stack and so its thread pointer, frees
+// those blocks the remote way instead of pushing onto a heap it does not
+// own.
+TEST(TesseraMallocTest, AThreadWithAnExitedThreadsPointerFreesItsBlocksRemotely) {
+  namespace mi = malloc_internal;
+  constexpr size_t kBytes = 176;  // class 192: 341 cells to a page
+  constexpr int kBlocks = 100;
+  std::vector<void*> blocks;
+  uintptr_t producer_thread = 0;
+  mi::Page* page = nullptr;
+  std::thread producer([&] {
+    for (int i = 0; i < kBlocks; ++i) blocks.push_back(M().Allocate(kBytes));
+    producer_thread = mi::ThreadPointer();
+    page = mi::PageAt(mi::SegmentOf(blocks[0]),
+                      reinterpret_cast<uintptr_t>(blocks[0]));
+    ASSERT_NE(page, nullptr);
+    EXPECT_EQ(page->owner.load(), producer_thread);
+    EXPECT_EQ(page->heap->owner_thread, producer_thread);
+  });
+  producer.join();
+  ASSERT_NE(page, nullptr);
+  EXPECT_NE(producer_thread, 0u);
+  EXPECT_EQ(page->owner.load(), 0u);
+  EXPECT_EQ(page->heap->owner_thread, 0u);
+  auto remote_cells = [&] {
+    int n = 0;
+    for (const mi::Cell* c = reinterpret_cast<const mi::Cell*>(
+             page->thread_free.load() & ~uintptr_t{1});
+         c != nullptr; c = mi::LinkOf(c)) {
+      ++n;
+    }
+    return n;
+  };
+  const int remote_before = remote_cells();  // an adopted heap's, if any
+  bool same_pointer = false;
+  std::thread freer([&] {
+    same_pointer = mi::ThreadPointer() == producer_thread;
+    for (void* p : blocks) {
+      if (mi::PageAt(mi::SegmentOf(p), reinterpret_cast<uintptr_t>(p)) == page) {
+        M().Deallocate(p, kBytes);
+      }
+    }
+  });
+  freer.join();
+  // Every block of the page is on its thread_free list, none on `free`.
+  const int remote = remote_cells() - remote_before;
+  int on_page = 0;
+  for (void* p : blocks) {
+    on_page += mi::PageAt(mi::SegmentOf(p), reinterpret_cast<uintptr_t>(p)) == page;
+  }
+  EXPECT_EQ(remote, on_page) << "freer had the producer's thread pointer: "
+                             << same_pointer;
+  for (void* p : blocks) {
+    if (mi::PageAt(mi::SegmentOf(p), reinterpret_cast<uintptr_t>(p)) != page) {
+      M().Deallocate(p, kBytes);
+    }
+  }
+  TesseraMalloc::Collect(true);
+  absl::Status all = M().CheckAllHeaps();
+  EXPECT_TRUE(all.ok()) << all;
+}
+
 // A thread that frees an exited thread's blocks before it allocates adopts
 // that thread's heap when it first allocates (not the newest abandoned one),
 // and reuses the cells it freed.

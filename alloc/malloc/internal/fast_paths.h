@@ -171,9 +171,8 @@ inline void FreeCell(Page* p, Cell* cell, void* ptr, size_t expected_bytes) {
     return;
   }
   cell->canary = FreeCanary(p, cell);
-  Heap* h = tls_heap;
-  if constexpr (C == Counting::kExact) CountFree(h, p->block_size);
-  if (TM_LIKELY(p->heap == h)) {
+  if (TM_LIKELY(OwnsPage(p))) {
+    if constexpr (C == Counting::kExact) CountFree(p->heap, p->block_size);
     // Onto `free`, last in first out: the next allocation of the class gets
     // this cell back while it is in L1. (Onto `local_free`, taken over when
     // `free` runs dry as mimalloc does, the next allocation no longer waits
@@ -189,9 +188,11 @@ inline void FreeCell(Page* p, Cell* cell, void* ptr, size_t expected_bytes) {
     // page that empties stays in its queue until MaybePurge, Collect or
     // NewPage retires it (RetireEmptyPages): retiring at once made W1
     // (batches freed whole) unmap and re-carve its pages every batch.
-    if (TM_UNLIKELY(head == nullptr) && p->in_full) return Unfull(h, p);
+    // (The heap is read here, not above: it is on the second line.)
+    if (TM_UNLIKELY(head == nullptr) && p->in_full) return Unfull(p->heap, p);
     return;
   }
+  if constexpr (C == Counting::kExact) CountFree(tls_heap, p->block_size);
   return RemoteFree(p, cell);
 }
 

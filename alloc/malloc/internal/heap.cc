@@ -197,10 +197,21 @@ Heap* AcquireHeap() {
   pthread_mutex_unlock(&g_registry_lock);
   tls_first_freed_heap = nullptr;
   if (h == nullptr) return nullptr;
+  SetHeapOwner(h, ThreadPointer());
   tls_heap = h;
   // May allocate (keys beyond the first 32): tls_heap is already set.
   pthread_setspecific(g_thread_key, h);
   return h;
+}
+
+void SetHeapOwner(Heap* h, uintptr_t owner) {
+  h->owner_thread = owner;
+  for (Segment* s = h->segments; s != nullptr; s = s->next) {
+    for (int i = 0; i < kSlotsPerSegment; ++i) {
+      Page* p = &s->pages[i];
+      if (p->kind == kSlotPage) p->owner.store(owner, std::memory_order_relaxed);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -483,6 +494,7 @@ Page* NewPage(Heap* h, int c) {
                      : 0;
   p->next = p->prev = p->remote_next = nullptr;
   p->heap = h;
+  p->owner.store(h->owner_thread, std::memory_order_relaxed);
   return p;
 }
 

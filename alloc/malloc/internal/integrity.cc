@@ -162,6 +162,11 @@ const char* CheckHeap(const Heap* h, int* invariant) {
         if (CarvedBytes(t) != 0) TM_FAIL(2, "a page's tail slot records carved bytes");
       }
       ++leads;
+      if (p->heap != h ||
+          p->owner.load(std::memory_order_relaxed) != h->owner_thread) {
+        TM_FAIL(5, "a page names another heap or another owning thread "
+                   "than its heap's");
+      }
       if (p->in_full) {
         ++full;
         if (p->next != nullptr || p->prev != nullptr) {

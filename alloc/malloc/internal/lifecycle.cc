@@ -115,6 +115,10 @@ void OnThreadExit(void* heap) {
   Heap* h = static_cast<Heap*>(heap);
   if (h == nullptr) return;
   CollectHeap(h, false);
+  // Before the heap is published: this thread's later frees (other TLS
+  // destructors) must go the remote way, and a thread created after this
+  // one exits may get its thread pointer.
+  SetHeapOwner(h, 0);
   tls_heap = nullptr;
   tls_dead = true;  // later calls on this thread use the orphan heap
   pthread_mutex_lock(&g_registry_lock);
@@ -223,6 +227,8 @@ void ForkChild() {
     // A thread that was inside SetBinHead when the fork happened may have
     // left the direct entries half updated: make them equal to the bins.
     for (int c = 0; c <= kLastSmallClass; ++c) SetBinHead(h, c, h->bins[c]);
+    // The child's threads may get the thread pointers of the parent's.
+    SetHeapOwner(h, 0);
     h->owned = false;
     h->abandoned_next = g_abandoned;
     g_abandoned = h;
