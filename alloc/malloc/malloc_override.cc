@@ -160,6 +160,24 @@ TESSERA_EXPORT size_t malloc_usable_size(void* ptr) {
   return ptr == nullptr ? 0 : mi::UsableSize(ptr);
 }
 
+// glibc's: gives free memory back to the OS now, 1 if some was, else 0. Here
+// that is Collect(true): the calling thread's empty pages retired and every
+// free slot purged, empty segments unmapped, cached huge mappings purged,
+// abandoned heaps collected; what the purge delay would do later. Without
+// it a program (or a benchmark) that calls malloc_trim under LD_PRELOAD
+// would trim glibc's unused heap and release nothing. `pad` (bytes to keep
+// at the top of glibc's heap) has no counterpart.
+TESSERA_EXPORT int malloc_trim(size_t pad) {
+  (void)pad;
+  const mi::EngineStats before = mi::Stats();
+  mi::Collect(true);
+  const mi::EngineStats after = mi::Stats();
+  return after.purged_bytes != before.purged_bytes ||
+                 after.segments < before.segments
+             ? 1
+             : 0;
+}
+
 // C23.
 TESSERA_EXPORT void free_sized(void* ptr, size_t bytes) {
   mi::FreeSizedInline<kCounting>(ptr, bytes);
