@@ -17,13 +17,19 @@
 #ifndef TESSERA_BENCH_SHOOTOUT_INTERNAL_SUBJECTS_H_
 #define TESSERA_BENCH_SHOOTOUT_INTERNAL_SUBJECTS_H_
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -112,13 +118,125 @@ class LockedSubject {
   std::mutex mu_;
 };
 
+// Memory for the validation wrapper's own bookkeeping, mapped from the OS,
+// never taken from the subject under test: the wrapper's map nodes (48 bytes
+// a live block) would otherwise count in the subject's peak RSS, where the
+// trace replay measures it (a fifth of the compiler trace's live bytes), and
+// share its pages with the program's blocks. Not thread-safe (the wrapper
+// holds its mutex). Freed blocks of one size are kept for that size.
+class BookkeepingArena {
+ public:
+  BookkeepingArena() = default;
+  BookkeepingArena(const BookkeepingArena&) = delete;
+  BookkeepingArena& operator=(const BookkeepingArena&) = delete;
+  ~BookkeepingArena() {
+    while (chunks_ != nullptr) {
+      Chunk* next = chunks_->next;
+      munmap(chunks_, chunks_->bytes);
+      chunks_ = next;
+    }
+  }
+
+  // Maps and writes room for `bytes` now, so that a measurement that starts
+  // after this sees none of it as growth.
+  void Reserve(size_t bytes) {
+    if (bytes > left_) NewChunk(bytes, /*populate=*/true);
+  }
+
+  void* Allocate(size_t bytes) {
+    bytes = Rounded(bytes);
+    if (bytes == kept_bytes_ && kept_ != nullptr) {
+      FreeBlock* b = kept_;
+      kept_ = b->next;
+      return b;
+    }
+    if (bytes > left_) NewChunk(std::max(bytes, kChunkBytes), false);
+    void* p = next_;
+    next_ += bytes;
+    left_ -= bytes;
+    return p;
+  }
+
+  // Blocks of the first size freed are kept for reuse; others (std::map
+  // frees only its nodes) stay in their chunk until the arena goes.
+  void Deallocate(void* p, size_t bytes) {
+    bytes = Rounded(bytes);
+    if (kept_bytes_ == 0) kept_bytes_ = bytes;
+    if (bytes != kept_bytes_) return;
+    auto* b = static_cast<FreeBlock*>(p);
+    b->next = kept_;
+    kept_ = b;
+  }
+
+ private:
+  struct Chunk {
+    Chunk* next;
+    size_t bytes;
+  };
+  struct FreeBlock {
+    FreeBlock* next;
+  };
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
+  static size_t Rounded(size_t bytes) {
+    return (std::max(bytes, sizeof(FreeBlock)) + 15) & ~size_t{15};
+  }
+  void NewChunk(size_t bytes, bool populate) {
+    const size_t total = (bytes + sizeof(Chunk) + 4095) & ~size_t{4095};
+    void* m = mmap(nullptr, total, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) std::abort();  // the harness is out of memory
+    if (populate) std::memset(m, 0, total);
+    auto* c = static_cast<Chunk*>(m);
+    c->next = chunks_;
+    c->bytes = total;
+    chunks_ = c;
+    next_ = static_cast<char*>(m) + ((sizeof(Chunk) + 15) & ~size_t{15});
+    left_ = total - static_cast<size_t>(next_ - static_cast<char*>(m));
+  }
+
+  Chunk* chunks_ = nullptr;
+  char* next_ = nullptr;
+  size_t left_ = 0;
+  FreeBlock* kept_ = nullptr;
+  size_t kept_bytes_ = 0;
+};
+
+// A standard allocator over a BookkeepingArena.
+template <typename T>
+struct BookkeepingAllocator {
+  using value_type = T;
+  BookkeepingArena* arena;
+  explicit BookkeepingAllocator(BookkeepingArena* a) : arena(a) {}
+  template <typename U>
+  BookkeepingAllocator(const BookkeepingAllocator<U>& other)  // NOLINT
+      : arena(other.arena) {}
+  T* allocate(size_t n) {
+    return static_cast<T*>(arena->Allocate(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) { arena->Deallocate(p, n * sizeof(T)); }
+  template <typename U>
+  bool operator==(const BookkeepingAllocator<U>& other) const {
+    return arena == other.arena;
+  }
+  template <typename U>
+  bool operator!=(const BookkeepingAllocator<U>& other) const {
+    return arena != other.arena;
+  }
+};
+
 // Wraps a subject for the validation pass: writes a pattern over every block,
 // checks it is intact at free, and checks each new block against the live
-// ones. Thread-safe (a mutex around the bookkeeping) for two_thread.
+// ones. Thread-safe (a mutex around the bookkeeping) for two_thread. Its
+// bookkeeping is outside the subject (BookkeepingArena), and room for
+// `expected_live` blocks is mapped and written before the workload runs.
 template <typename S>
 class Validating {
  public:
-  explicit Validating(S& inner) : inner_(inner) {}
+  explicit Validating(S& inner, size_t expected_live = 0)
+      : inner_(inner), live_(BookkeepingAllocator<Live>(&arena_)) {
+    // A map node: the tree's links and colour, then the pair.
+    arena_.Reserve(expected_live * (4 * sizeof(void*) + sizeof(Live)));
+  }
 
   void* Alloc(size_t n, size_t alignment = kDefaultAlignment) {
     void* p = inner_.Alloc(n, alignment);
@@ -223,9 +341,12 @@ class Validating {
     return ok;
   }
 
+  using Live = std::pair<const uintptr_t, size_t>;
   S& inner_;
   mutable std::mutex mu_;
-  std::map<uintptr_t, size_t> live_;
+  BookkeepingArena arena_;  // before live_, which frees into it
+  std::map<uintptr_t, size_t, std::less<uintptr_t>, BookkeepingAllocator<Live>>
+      live_;
   std::string error_;
 };
 

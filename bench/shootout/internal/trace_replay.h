@@ -12,7 +12,9 @@
 // a block waits until the previous operation on that block (on whatever
 // thread) is done, so a block freed on another thread is handed over after
 // its allocation, never before; wall time. Both measure the pass's peak RSS
-// growth (see ReplayBaseline).
+// growth over the RSS as it begins; the figure reported is the validation
+// pass's (ValidateThenRun), which writes every block whole and runs on a
+// fresh heap, as the program did.
 
 #ifndef TESSERA_BENCH_SHOOTOUT_INTERNAL_TRACE_REPLAY_H_
 #define TESSERA_BENCH_SHOOTOUT_INTERNAL_TRACE_REPLAY_H_
@@ -37,17 +39,6 @@ namespace tessera {
 namespace shootout {
 namespace internal {
 
-// The RSS a replay pass's peak is measured from: the lower of `rss_at_start`
-// (RunContext: before the validation pass, when known) and the RSS as the
-// pass begins. What the validation pass left resident counts against the
-// allocator; memory it held at the start and gave back before the pass (a
-// freed buffer of the trace's own parse, still cached) does not make its
-// growth negative, as it did when the start alone was the baseline
-// (Tessera's cc1plus figure read -1.8 in 3 of 8 runs of one build).
-inline int64_t ReplayBaseline(int64_t rss_at_start) {
-  const int64_t now = ProcStatusBytes("VmRSS");
-  return rss_at_start >= 0 ? std::min(rss_at_start, now) : now;
-}
 
 // The pass's peak RSS: the kernel's (VmHWM) since `reset`, else a lower
 // bound, the larger of the RSS now and `rss_before`.
@@ -60,15 +51,14 @@ inline int64_t ReplayPeak(bool reset, int64_t rss_before) {
 // gets one byte written (as the program would have), so that first touch is
 // paid as it was.
 template <typename S>
-absl::StatusOr<Metrics> Replay(S& s, const alloc_trace::Trace& trace,
-                               int64_t rss_at_start) {
+absl::StatusOr<Metrics> Replay(S& s, const alloc_trace::Trace& trace) {
   std::vector<void*> blocks(trace.slots, nullptr);
   std::vector<uint64_t> sizes(trace.slots, 0);
   std::vector<size_t> aligns(trace.slots, kDefaultAlignment);
   uint64_t allocations = 0, frees = 0, reallocs = 0;
   uint64_t live = 0, peak_live = 0;
   const bool reset = ResetPeakRss();
-  const int64_t rss_before = ReplayBaseline(rss_at_start);
+  const int64_t rss_before = ProcStatusBytes("VmRSS");
   const int64_t t0 = ThreadCpuNs();
   for (const alloc_trace::ReplayOp& op : trace.ops) {
     switch (op.kind) {
@@ -127,8 +117,7 @@ absl::StatusOr<Metrics> Replay(S& s, const alloc_trace::Trace& trace,
 // done. Every thread's operations are in global order, so every wait is for
 // an earlier operation and the replay cannot deadlock.
 template <typename S>
-absl::StatusOr<Metrics> ReplayThreaded(S& s, const alloc_trace::Trace& trace,
-                                       int64_t rss_at_start) {
+absl::StatusOr<Metrics> ReplayThreaded(S& s, const alloc_trace::Trace& trace) {
   const size_t threads = std::max<size_t>(1, trace.thread_ids.size());
   struct Step {
     uint32_t op;        // index into trace.ops
@@ -223,7 +212,7 @@ absl::StatusOr<Metrics> ReplayThreaded(S& s, const alloc_trace::Trace& trace,
     reallocs += my_reallocs;
   };
   const bool reset = ResetPeakRss();
-  const int64_t rss_before = ReplayBaseline(rss_at_start);
+  const int64_t rss_before = ProcStatusBytes("VmRSS");
   std::vector<std::thread> pool;
   for (size_t t = 0; t < threads; ++t) pool.emplace_back(body, t);
   while (ready.load() != threads) std::this_thread::yield();

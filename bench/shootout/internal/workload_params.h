@@ -40,13 +40,6 @@ struct Params {
 struct RunContext {
   // The compiled trace for "trace" and "trace_threads", else nullptr.
   const alloc_trace::Trace* trace = nullptr;
-  // RSS of the child before the validation pass: the trace replays measure
-  // their peak against it (or against the RSS as the measured pass begins,
-  // if lower: ReplayBaseline), since the validation pass replays the same
-  // trace first and the heap it leaves (what glibc keeps, an arena's touched
-  // pages) is part of what the program costs on that allocator. -1 if
-  // unknown.
-  int64_t rss_at_start = -1;
   // Where W4 on the TLSF arena pictures the arena before its teardown, else
   // nullptr.
   ArenaSnapshot* snapshot = nullptr;
