@@ -923,6 +923,32 @@ TEST(TesseraMallocTest, FreedMemoryIsPurgedAndSegmentsReturned) {
 // A freed huge block's mapping stays cached and resident for ten purge
 // delays (a purge costs the kernel time in proportion to what is resident),
 // then Collect gives its pages back.
+// A huge block smaller than a segment is purged when freed (nothing but a
+// huge block could reuse its pages) and its mapping cached for the next one.
+TEST(TesseraMallocTest, AFreedHugeBlockUnderASegmentIsPurgedAtOnceAndReused) {
+  TesseraMalloc::Collect(true);  // an empty huge cache
+  constexpr size_t kBytes = size_t{1} << 20;
+  auto* block = static_cast<unsigned char*>(M().Allocate(kBytes));
+  ASSERT_NE(block, nullptr);
+  std::memset(block, 1, kBytes);
+  const uint64_t purged_before = M().detailed_stats().purged_bytes;
+  M().Deallocate(block, kBytes);
+  EXPECT_GE(M().detailed_stats().purged_bytes - purged_before, kBytes);
+  EXPECT_GE(M().detailed_stats().huge_cached_bytes, kBytes);
+  std::vector<unsigned char> pages(kBytes / 4096);
+  ASSERT_EQ(mincore(block, kBytes, pages.data()), 0);  // still mapped
+  size_t resident = 0;
+  for (unsigned char page : pages) resident += page & 1;
+  EXPECT_EQ(resident, 0u);
+  auto* again = static_cast<unsigned char*>(M().AllocateZeroed(kBytes));
+  EXPECT_EQ(again, block);  // the cached mapping
+  ASSERT_NE(again, nullptr);
+  for (size_t i = 0; i < kBytes; i += 4096) ASSERT_EQ(again[i], 0) << i;
+  M().Deallocate(again, kBytes);
+  ExpectIntact();
+  TesseraMalloc::Collect(true);
+}
+
 TEST(TesseraMallocTest, CachedHugeMappingsArePurgedAfterTenDelays) {
   TesseraMalloc::Collect(true);  // an empty huge cache
   constexpr uint32_t kDelayMs = 40;

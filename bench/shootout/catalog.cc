@@ -120,8 +120,9 @@ const std::vector<WorkloadInfo>& AllWorkloads() {
       // Only with --trace, never in the default set.
       {"trace", "Trace replay",
        "a recorded program's calls (tools/alloc_trace) replayed in order on "
-       "one thread; ns per call, peak RSS growth (from before the "
-       "validation pass) / peak live bytes"},
+       "one thread; ns per call; peak RSS growth / peak live bytes of the "
+       "validation pass, which writes every block whole on a heap that "
+       "holds nothing yet"},
       {"trace_threads", "Trace replay, one thread per recorded thread",
        "the recorded calls replayed by as many threads as the program had, "
        "each in its recorded order, a block freed on another thread handed "

@@ -170,6 +170,23 @@ bool FreeHuge(void* ptr) {
   HugeEraseLocked(e);
   const uint64_t now = NowMs();
   bool cached = false;
+  // A mapping smaller than a segment is purged now and cached purged: only
+  // a huge block it fits can reuse it (it cannot become a segment), and a
+  // resident one held its bytes for ten purge delays while the program's
+  // small blocks faulted in fresh memory beside it. Cached, it still saves
+  // the next such block its mmap and munmap. The cc1plus trace's peak RSS
+  // growth / peak live, validation pass: 1.55 against 1.73; Python's 1.71
+  // against 1.82, at 3.96 against 6.66 ns a call (5 alternating runs of the
+  // preloaded library, 2026-12-06; cc1plus time level). Unmapped at once
+  // instead of cached: 1.60.
+  const bool purge_now = map_bytes < kSegmentSize;
+  if (purge_now) {
+    // Outside the lock (a purge of megabytes takes a while), and before the
+    // mapping is cached, where another thread could take it.
+    pthread_mutex_unlock(&g_huge_lock);
+    Purge(base, map_bytes);
+    pthread_mutex_lock(&g_huge_lock);
+  }
   if (map_bytes <= kHugeCacheMaxBlock) {
     HugeCacheAgeLocked(now, false);
     if (g_huge_cache_count == kHugeCacheEntries ||
@@ -193,7 +210,7 @@ bool FreeHuge(void* ptr) {
     if (g_huge_cache_count < kHugeCacheEntries &&
         g_huge_cache_bytes + map_bytes <= kHugeCacheMaxBytes) {
       g_huge_cache[g_huge_cache_count++] =
-          HugeCacheEntry{base, map_bytes, now, false};
+          HugeCacheEntry{base, map_bytes, now, purge_now};
       g_huge_cache_bytes += map_bytes;
       cached = true;
     }
