@@ -165,15 +165,18 @@ TESSERA_EXPORT size_t malloc_usable_size(void* ptr) {
 // free slot purged, empty segments unmapped, cached huge mappings purged,
 // abandoned heaps collected; what the purge delay would do later. Without
 // it a program (or a benchmark) that calls malloc_trim under LD_PRELOAD
-// would trim glibc's unused heap and release nothing. `pad` (bytes to keep
-// at the top of glibc's heap) has no counterpart.
+// would trim glibc's unused heap and release nothing. Other live threads'
+// heaps keep what they hold until their own purge ticks (glibc trims every
+// arena; no thread but the owner may touch a heap's pages). `pad` (bytes to
+// keep at the top of glibc's heap) has no counterpart.
 TESSERA_EXPORT int malloc_trim(size_t pad) {
   (void)pad;
   const mi::EngineStats before = mi::Stats();
   mi::Collect(true);
   const mi::EngineStats after = mi::Stats();
   return after.purged_bytes != before.purged_bytes ||
-                 after.segments < before.segments
+                 after.segments < before.segments ||
+                 after.huge_cached_bytes < before.huge_cached_bytes
              ? 1
              : 0;
 }

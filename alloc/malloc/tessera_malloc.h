@@ -42,8 +42,9 @@
 //     pair). See `malloc_internal::Counting`.
 //   * Blocks above 256 KiB are mapped on their own (16 B or the requested
 //     alignment; from 4 MiB on, at a segment boundary), registered in a hash
-//     table, and kept in a small cache (8 mappings, 256 MiB) when freed (those
-//     under 4 MiB purged first: only a huge block can reuse them);
+//     table, and kept in a small cache (8 mappings, 256 MiB) when freed (of
+//     those under 4 MiB only the newest resident: only a huge block can
+//     reuse them);
 //     realloc of a huge block is mremap. A heap that needs a page and has no
 //     resident free slots takes its next segment from a resident cached mapping
 //     (its first aligned 4 MiB; the rest stays cached) before it faults in

@@ -531,6 +531,53 @@ TEST(TesseraMallocTest, AThreadWithAnExitedThreadsPointerFreesItsBlocksRemotely)
   EXPECT_TRUE(all.ok()) << all;
 }
 
+// Collect(true) (malloc_trim) purges every abandoned heap, not one heap
+// again and again: three threads that allocated at once (so three heaps)
+// free everything and exit, leaving heaps with freshly freed, dirty slots.
+TEST(TesseraMallocTest, CollectPurgesEveryAbandonedHeap) {
+  namespace mi = malloc_internal;
+  constexpr int kThreads = 3;
+  std::atomic<int> allocated{0}, freed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      std::vector<void*> blocks;
+      for (int i = 0; i < 2000; ++i) {
+        blocks.push_back(M().Allocate(1024));
+        std::memset(blocks.back(), 1, 1024);
+      }
+      allocated.fetch_add(1);
+      while (allocated.load() < kThreads) std::this_thread::yield();
+      for (void* p : blocks) M().Deallocate(p, 1024);
+      // No thread exits (whose heap retires its empty pages, dirtying their
+      // slots) before all have freed: a slow path after that could collect
+      // an abandoned heap.
+      freed.fetch_add(1);
+      while (freed.load() < kThreads) std::this_thread::yield();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  int dirty_before = 0;
+  pthread_mutex_lock(&mi::g_registry_lock);
+  for (mi::Heap* h = mi::g_abandoned; h != nullptr; h = h->abandoned_next) {
+    dirty_before += h->dirty_segments != nullptr;
+  }
+  pthread_mutex_unlock(&mi::g_registry_lock);
+  EXPECT_GE(dirty_before, 2);  // else the test shows nothing
+  TesseraMalloc::Collect(true);
+  int abandoned = 0, dirty = 0;
+  pthread_mutex_lock(&mi::g_registry_lock);
+  for (mi::Heap* h = mi::g_abandoned; h != nullptr; h = h->abandoned_next) {
+    ++abandoned;
+    dirty += h->dirty_segments != nullptr;
+  }
+  pthread_mutex_unlock(&mi::g_registry_lock);
+  EXPECT_GE(abandoned, kThreads);
+  EXPECT_EQ(dirty, 0);
+  absl::Status all = M().CheckAllHeaps();
+  EXPECT_TRUE(all.ok()) << all;
+}
+
 // A thread that frees an exited thread's blocks before it allocates adopts
 // that thread's heap when it first allocates (not the newest abandoned one),
 // and reuses the cells it freed.
@@ -920,35 +967,46 @@ TEST(TesseraMallocTest, FreedMemoryIsPurgedAndSegmentsReturned) {
   ExpectIntact();
 }
 
-// A freed huge block's mapping stays cached and resident for ten purge
-// delays (a purge costs the kernel time in proportion to what is resident),
-// then Collect gives its pages back.
-// A huge block smaller than a segment is purged when freed (nothing but a
-// huge block could reuse its pages) and its mapping cached for the next one.
-TEST(TesseraMallocTest, AFreedHugeBlockUnderASegmentIsPurgedAtOnceAndReused) {
+// Of the cached mappings smaller than a segment only the newest stays
+// resident (nothing but a huge block could reuse their pages): freeing one
+// purges the one before it, which stays cached for the next block it fits.
+TEST(TesseraMallocTest, OnlyTheNewestFreedHugeBlockUnderASegmentStaysResident) {
   TesseraMalloc::Collect(true);  // an empty huge cache
-  constexpr size_t kBytes = size_t{1} << 20;
-  auto* block = static_cast<unsigned char*>(M().Allocate(kBytes));
-  ASSERT_NE(block, nullptr);
-  std::memset(block, 1, kBytes);
+  constexpr size_t kFirst = size_t{1} << 20, kSecond = size_t{2} << 20;
+  const auto resident_pages = [](const void* p, size_t bytes) {
+    std::vector<unsigned char> pages(bytes / 4096);
+    EXPECT_EQ(mincore(const_cast<void*>(p), bytes, pages.data()), 0);  // mapped
+    size_t resident = 0;
+    for (unsigned char page : pages) resident += page & 1;
+    return resident;
+  };
+  auto* first = static_cast<unsigned char*>(M().Allocate(kFirst));
+  ASSERT_NE(first, nullptr);
+  std::memset(first, 1, kFirst);
+  M().Deallocate(first, kFirst);
+  EXPECT_EQ(resident_pages(first, kFirst), kFirst / 4096);  // the newest
+  auto* second = static_cast<unsigned char*>(M().Allocate(kSecond));
+  ASSERT_NE(second, nullptr);
+  EXPECT_NE(second, first);  // 1 MiB does not fit 2 MiB
+  std::memset(second, 1, kSecond);
   const uint64_t purged_before = M().detailed_stats().purged_bytes;
-  M().Deallocate(block, kBytes);
-  EXPECT_GE(M().detailed_stats().purged_bytes - purged_before, kBytes);
-  EXPECT_GE(M().detailed_stats().huge_cached_bytes, kBytes);
-  std::vector<unsigned char> pages(kBytes / 4096);
-  ASSERT_EQ(mincore(block, kBytes, pages.data()), 0);  // still mapped
-  size_t resident = 0;
-  for (unsigned char page : pages) resident += page & 1;
-  EXPECT_EQ(resident, 0u);
-  auto* again = static_cast<unsigned char*>(M().AllocateZeroed(kBytes));
-  EXPECT_EQ(again, block);  // the cached mapping
+  M().Deallocate(second, kSecond);
+  EXPECT_GE(M().detailed_stats().purged_bytes - purged_before, kFirst);
+  EXPECT_GE(M().detailed_stats().huge_cached_bytes, kFirst + kSecond);
+  EXPECT_EQ(resident_pages(first, kFirst), 0u);
+  EXPECT_EQ(resident_pages(second, kSecond), kSecond / 4096);
+  auto* again = static_cast<unsigned char*>(M().AllocateZeroed(kFirst));
+  EXPECT_EQ(again, first);  // the cached mapping, purged
   ASSERT_NE(again, nullptr);
-  for (size_t i = 0; i < kBytes; i += 4096) ASSERT_EQ(again[i], 0) << i;
-  M().Deallocate(again, kBytes);
+  for (size_t i = 0; i < kFirst; i += 4096) ASSERT_EQ(again[i], 0) << i;
+  M().Deallocate(again, kFirst);
   ExpectIntact();
   TesseraMalloc::Collect(true);
 }
 
+// A freed huge block's mapping stays cached and resident for ten purge
+// delays (a purge costs the kernel time in proportion to what is resident),
+// then Collect gives its pages back.
 TEST(TesseraMallocTest, CachedHugeMappingsArePurgedAfterTenDelays) {
   TesseraMalloc::Collect(true);  // an empty huge cache
   constexpr uint32_t kDelayMs = 40;

@@ -121,8 +121,8 @@ const std::vector<WorkloadInfo>& AllWorkloads() {
       {"trace", "Trace replay",
        "a recorded program's calls (tools/alloc_trace) replayed in order on "
        "one thread; ns per call; peak RSS growth / peak live bytes of the "
-       "validation pass, which writes every block whole on a heap that "
-       "holds nothing yet"},
+       "validation pass, which writes every page of every block, after the "
+       "process's malloc gave back the free memory it held"},
       {"trace_threads", "Trace replay, one thread per recorded thread",
        "the recorded calls replayed by as many threads as the program had, "
        "each in its recorded order, a block freed on another thread handed "

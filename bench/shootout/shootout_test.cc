@@ -311,7 +311,7 @@ TEST(ShootoutTest, ThreadedReplayHandsBlocksOverBetweenThreads) {
 }
 
 // The replay's memory figures are the validation pass's: it writes every
-// block whole, as the program did, on a heap that holds nothing yet, and its
+// block's every page, as the program did, after malloc gave back what it held, and its
 // bookkeeping (a map node a live block) is not the subject's. So a 32 MiB
 // block counts whole on every subject (the measured pass, one byte a block,
 // counted a page of it on glibc), and 100,000 live 48-byte blocks cost their

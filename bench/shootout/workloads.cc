@@ -210,14 +210,21 @@ absl::StatusOr<Metrics> RunWorkload(S& s, const Request& r, Scale scale) {
 }
 
 // The trace replays' memory figures: the validation pass's, not the measured
-// pass's. The validation pass runs first, on a heap that holds nothing yet,
-// and writes every block whole (its pattern), as the recorded program wrote
-// them; its bookkeeping lives outside the subject (BookkeepingArena). The
-// measured pass writes one byte a block (so a block's untouched pages cost
-// nothing where they would have in the program) and starts on the heap the
-// validation pass left: its peak was that heap's residue, whatever each
-// allocator kept of the validation pass (jemalloc, mimalloc and Tessera
-// everything, glibc little), not the program's footprint (found 2026-12-06).
+// pass's. The validation pass runs first, after the process's malloc gave
+// back the free memory it held (ReleaseFreeMemory; what stays is the parsed
+// trace and the replay's own arrays), and writes every page of every block
+// (its pattern: every byte up to 4 KiB, one in 509 above), as the recorded
+// program wrote them; its bookkeeping lives outside the subject
+// (BookkeepingArena). The measured pass writes one byte a block (so a
+// block's untouched pages cost nothing where they would have in the
+// program) and starts on the heap the validation pass left: its peak was
+// that heap's residue, whatever each allocator kept of the validation pass
+// (jemalloc, mimalloc and Tessera everything, glibc little), not the
+// program's footprint (found 2026-12-06). Where the validation pass differs
+// from the program: its realloc is a new block and a free (never in place,
+// so both are live and written at once), and its checks make it several
+// times slower, so allocators that purge on a timer purge more of what is
+// freed during it than at the program's speed.
 bool IsMemoryFigureOfValidation(const Request& r, const std::string& name) {
   return (r.workload == "trace" || r.workload == "trace_threads") &&
          (name == "peak_rss_growth_bytes" || name == "rss_over_live");

@@ -280,7 +280,8 @@ inline std::atomic<uint64_t> g_peak{0};
 inline constexpr uint32_t kDefaultPurgeDelayMs = 100;
 inline std::atomic<uint32_t> g_purge_delay_ms{kDefaultPurgeDelayMs};
 // Cached huge mappings stay resident this many purge delays (1 s by default)
-// before MADV_DONTNEED. Purging a resident mapping costs the kernel about
+// before MADV_DONTNEED (of those smaller than a segment, only the newest is
+// resident at all: FreeHuge). Purging a resident mapping costs the kernel about
 // 0.03 ms per MiB, and it lands on whichever slow path runs the purge tick:
 // a program that loads (vectors growing to 10-16 MB, then freed) and then
 // computes paid ~1.3 ms inside its compute phase. That was the shootout's

@@ -89,8 +89,14 @@ void CollectOneAbandoned(bool force) {
   (void)force;
   pthread_mutex_lock(&g_registry_lock);
   h->owned = false;
-  h->abandoned_next = g_abandoned;
-  g_abandoned = h;
+  // Back at the end of the list, so the next call (a purge tick, or
+  // Collect's call per abandoned heap) takes the next heap. (At the front,
+  // every call took this one again, and no other abandoned heap was ever
+  // collected.)
+  h->abandoned_next = nullptr;
+  Heap** tail = &g_abandoned;
+  while (*tail != nullptr) tail = &(*tail)->abandoned_next;
+  *tail = h;
   pthread_mutex_unlock(&g_registry_lock);
 }
 

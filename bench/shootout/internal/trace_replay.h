@@ -13,8 +13,8 @@
 // thread) is done, so a block freed on another thread is handed over after
 // its allocation, never before; wall time. Both measure the pass's peak RSS
 // growth over the RSS as it begins; the figure reported is the validation
-// pass's (ValidateThenRun), which writes every block whole and runs on a
-// fresh heap, as the program did.
+// pass's (ValidateThenRun), which writes every page of every block after
+// the process's malloc gave back what it held.
 
 #ifndef TESSERA_BENCH_SHOOTOUT_INTERNAL_TRACE_REPLAY_H_
 #define TESSERA_BENCH_SHOOTOUT_INTERNAL_TRACE_REPLAY_H_
