@@ -64,6 +64,8 @@ const std::vector<WorkloadInfo>& AllWorkloads() {
        "allocate 1 KiB, write one byte, free; ns per round trip"},
       {"rt_100k", "Round trip 100 KiB",
        "allocate 100 KiB, write one byte, free; ns per round trip"},
+      {"rt_1m", "Round trip 1 MiB",
+       "allocate 1 MiB, write one byte, free; ns per round trip"},
       {"rt_10m", "Round trip 10 MB",
        "allocate 10 MB, write one byte, free; ns per round trip"},
       {"w1", "W1 batch (untouched)",

@@ -113,6 +113,13 @@ const Runner<S>* FindRunner(absl::string_view workload) {
        [](S& s, const Params& p, const RunContext&) {
          return internal::RoundTrip(s, 100 << 10, p);
        }},
+      // Between the largest class and a segment: huge blocks a program frees
+      // and takes again (a per-request buffer). A cache that purged every
+      // such mapping at free faulted its pages in every round trip.
+      {"rt_1m", Iterations(20, 20000),
+       [](S& s, const Params& p, const RunContext&) {
+         return internal::RoundTrip(s, 1 << 20, p);
+       }},
       {"rt_10m", Iterations(4, 400),
        [](S& s, const Params& p, const RunContext&) {
          return internal::RoundTrip(s, 10000000, p);

@@ -4,7 +4,7 @@
 // File: internal/round_trip.h
 // -----------------------------------------------------------------------------
 //
-// Round trips ("rt_64", "rt_1k", "rt_100k", "rt_10m"): allocate one block of
+// Round trips ("rt_64", "rt_1k", "rt_100k", "rt_1m", "rt_10m"): allocate one block of
 // a fixed size, write one byte, free it; thread CPU ns per round trip.
 
 #ifndef TESSERA_BENCH_SHOOTOUT_INTERNAL_ROUND_TRIP_H_
