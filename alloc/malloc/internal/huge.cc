@@ -68,6 +68,27 @@ void RecountRecyclableLocked() {
   g_huge_cache_recyclable.store(n, std::memory_order_relaxed);
 }
 
+// Takes entry `i` out of the huge cache (the last entry moves into its place)
+// and returns it.
+static HugeCacheEntry HugeCacheTakeLocked(int i) {
+  const HugeCacheEntry e = g_huge_cache[i];
+  g_huge_cache_bytes -= e.map_bytes;
+  g_huge_cache[i] = g_huge_cache[--g_huge_cache_count];
+  return e;
+}
+
+// Puts `e` into the huge cache if an entry and its bytes fit; false if not
+// (the caller unmaps it).
+static bool HugeCachePutLocked(const HugeCacheEntry& e) {
+  if (g_huge_cache_count == kHugeCacheEntries ||
+      g_huge_cache_bytes + e.map_bytes > kHugeCacheMaxBytes) {
+    return false;
+  }
+  g_huge_cache[g_huge_cache_count++] = e;
+  g_huge_cache_bytes += e.map_bytes;
+  return true;
+}
+
 // Unmaps or purges cached mappings that stayed free past their delays
 // (kHugeCachePurgeDelays).
 void HugeCacheAgeLocked(uint64_t now, bool force) {
@@ -78,8 +99,7 @@ void HugeCacheAgeLocked(uint64_t now, bool force) {
     const uint64_t age = now > e.freed_at_ms ? now - e.freed_at_ms : 0;
     if (force || age >= 100 * static_cast<uint64_t>(delay) + 1000) {
       munmap(e.base, e.map_bytes);
-      g_huge_cache_bytes -= e.map_bytes;
-      e = g_huge_cache[--g_huge_cache_count];
+      HugeCacheTakeLocked(i);
       continue;
     }
     if (!e.purged &&
@@ -114,8 +134,7 @@ void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed) {
     base = g_huge_cache[best].base;
     map_bytes = g_huge_cache[best].map_bytes;
     dirty = !g_huge_cache[best].purged;
-    g_huge_cache_bytes -= map_bytes;
-    g_huge_cache[best] = g_huge_cache[--g_huge_cache_count];
+    HugeCacheTakeLocked(best);
     RecountRecyclableLocked();
   }
   pthread_mutex_unlock(&g_huge_lock);
@@ -188,9 +207,7 @@ bool FreeHuge(void* ptr) {
       if (g_huge_cache[i].map_bytes < kSegmentSize && !g_huge_cache[i].purged) {
         // Out of the cache while it is purged (outside the lock: a purge of
         // megabytes takes a while), where no other thread can take it.
-        older = g_huge_cache[i];
-        g_huge_cache_bytes -= older.map_bytes;
-        g_huge_cache[i] = g_huge_cache[--g_huge_cache_count];
+        older = HugeCacheTakeLocked(i);
         purge_older = true;
         break;
       }
@@ -210,34 +227,21 @@ bool FreeHuge(void* ptr) {
       }
       while (oldest >= 0 && (g_huge_cache_count == kHugeCacheEntries ||
                              g_huge_cache_bytes + map_bytes > kHugeCacheMaxBytes)) {
-        munmap(g_huge_cache[oldest].base, g_huge_cache[oldest].map_bytes);
-        g_huge_cache_bytes -= g_huge_cache[oldest].map_bytes;
-        g_huge_cache[oldest] = g_huge_cache[--g_huge_cache_count];
+        const HugeCacheEntry evicted = HugeCacheTakeLocked(oldest);
+        munmap(evicted.base, evicted.map_bytes);
         oldest = g_huge_cache_count > 0 ? 0 : -1;
       }
     }
-    if (g_huge_cache_count < kHugeCacheEntries &&
-        g_huge_cache_bytes + map_bytes <= kHugeCacheMaxBytes) {
-      g_huge_cache[g_huge_cache_count++] =
-          HugeCacheEntry{base, map_bytes, now, false};
-      g_huge_cache_bytes += map_bytes;
-      cached = true;
-    }
+    cached = HugeCachePutLocked(HugeCacheEntry{base, map_bytes, now, false});
     RecountRecyclableLocked();
   }
   pthread_mutex_unlock(&g_huge_lock);
   if (!cached) munmap(base, map_bytes);
   if (purge_older) {
     Purge(older.base, older.map_bytes);
-    bool kept = false;
+    older.purged = true;
     pthread_mutex_lock(&g_huge_lock);
-    if (g_huge_cache_count < kHugeCacheEntries &&
-        g_huge_cache_bytes + older.map_bytes <= kHugeCacheMaxBytes) {
-      g_huge_cache[g_huge_cache_count++] =
-          HugeCacheEntry{older.base, older.map_bytes, older.freed_at_ms, true};
-      g_huge_cache_bytes += older.map_bytes;
-      kept = true;
-    }
+    const bool kept = HugeCachePutLocked(older);
     pthread_mutex_unlock(&g_huge_lock);
     if (!kept) munmap(older.base, older.map_bytes);
   }
@@ -280,19 +284,16 @@ Segment* TakeSegmentFromHugeCache(uint64_t* freed_at_ms) {
     if (best < 0 || e.map_bytes < g_huge_cache[best].map_bytes) best = i;
   }
   if (best >= 0) {
-    HugeCacheEntry e = g_huge_cache[best];
-    g_huge_cache[best] = g_huge_cache[--g_huge_cache_count];
-    g_huge_cache_bytes -= e.map_bytes;
+    const HugeCacheEntry e = HugeCacheTakeLocked(best);
     char* start = SegmentWindow(e);
     char* tail = start + kSegmentSize;
     const size_t tail_bytes = static_cast<size_t>(e.base + e.map_bytes - tail);
     unmap[0] = e.base;
     unmap_bytes[0] = static_cast<size_t>(start - e.base);
-    if (tail_bytes > kMaxClassSize) {
-      g_huge_cache[g_huge_cache_count++] =
-          HugeCacheEntry{tail, tail_bytes, e.freed_at_ms, false};
-      g_huge_cache_bytes += tail_bytes;
-    } else {
+    // (The tail always fits: `e`'s entry and bytes were just taken.)
+    if (!(tail_bytes > kMaxClassSize &&
+          HugeCachePutLocked(
+              HugeCacheEntry{tail, tail_bytes, e.freed_at_ms, false}))) {
       unmap[1] = tail;
       unmap_bytes[1] = tail_bytes;
     }
