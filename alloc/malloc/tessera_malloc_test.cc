@@ -629,37 +629,42 @@ TEST(TesseraMallocTest, AThreadThatFirstFreesAnExitedThreadsBlocksAdoptsItsHeap)
   EXPECT_TRUE(all.ok()) << all;
 }
 
-// A new thread fills three segments of its new heap with 200 KiB blocks;
-// exits 0 when only the later ones are advised MADV_HUGEPAGE ("hg").
+// A new thread fills kSmallPageSegments + 1 segments of its new heap with
+// 200 KiB blocks; exits 0 when its first kSmallPageSegments are not advised
+// MADV_HUGEPAGE ("hg") and the next one is.
 void CheckHugePageAdviceAndExit() {
-  std::string first;
-  std::string later;
+  constexpr size_t kSmall = malloc_internal::kSmallPageSegments;
+  std::vector<std::string> flags;  // per segment, in the order they came
   std::thread thread([&] {
     constexpr size_t kBytes = size_t{200} << 10;
     std::vector<void*> blocks;
     std::set<uintptr_t> segments;
-    while (segments.size() < 3 && blocks.size() < 1000) {
+    while (segments.size() < kSmall + 1 && blocks.size() < 1000) {
       blocks.push_back(M().Allocate(kBytes));
-      segments.insert(reinterpret_cast<uintptr_t>(blocks.back()) >> 22);
+      const uintptr_t segment = reinterpret_cast<uintptr_t>(
+          malloc_internal::SegmentOf(blocks.back()));
+      if (segments.insert(segment).second) {
+        flags.push_back(VmFlagsOf(blocks.back()));
+      }
     }
-    first = VmFlagsOf(blocks.front());  // the heap's first segment
-    later = VmFlagsOf(blocks.back());   // its third
     for (void* p : blocks) M().Deallocate(p, kBytes);
   });
   thread.join();
-  const bool ok = !first.empty() && first.find(" hg ") == std::string::npos &&
-                  later.find(" hg ") != std::string::npos;
-  std::fprintf(stderr, "first segment [%s], third [%s]\n", first.c_str(),
-               later.c_str());
+  bool ok = flags.size() == kSmall + 1;
+  for (size_t i = 0; i < flags.size(); ++i) {
+    const bool advised = flags[i].find(" hg ") != std::string::npos;
+    ok = ok && !flags[i].empty() && advised == (i >= kSmall);
+    std::fprintf(stderr, "segment %zu [%s]\n", i, flags[i].c_str());
+  }
   std::exit(ok ? 0 : 1);
 }
 
 // In a fresh process (the death test re-executes the binary), so the thread
 // gets a new heap rather than adopting one that already has segments.
-TEST(TesseraMallocDeathTest, AHeapAdvisesHugePagesFromItsSecondSegmentOn) {
+TEST(TesseraMallocDeathTest, AHeapAdvisesHugePagesPastItsFirstSegments) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(CheckHugePageAdviceAndExit(), ::testing::ExitedWithCode(0),
-              "first segment");
+              "segment 0");
 }
 
 // Which of the 4 KiB pages [p, p + pages * 4096) are resident.

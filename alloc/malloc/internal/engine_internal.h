@@ -151,13 +151,19 @@ inline bool HasAligned(const Page* p) {
 // A heap's first segments keep small pages; later ones are advised
 // MADV_HUGEPAGE (NewSegment), so a heap past them faults its memory in 2 MiB
 // units: one fault instead of 512, and TLB reach for a large live set. The
-// cost is RSS in 2 MiB steps. Measured (2026-12-05, preloaded, same runs):
-// from the second segment, W1 3.1x and xthread 1.55x faster than from the
-// fifth, W4 ns/op 0.22x of none; but a replayed Python trace of 0.9 MiB live
-// grows RSS by 4.8 MiB (1.6 MiB from the fifth, 1.7 MiB with none).
-constexpr int kSmallPageSegments = 1;
+// cost is RSS in 2 MiB steps: a page's uncarved cells and free slots are
+// resident inside any 2 MiB page the heap has touched. Below 32 MiB that
+// granularity costs more than the faults it saves, which the carves'
+// prefault (kPrefaultBytes) now mostly avoids: from the ninth segment
+// instead of the second (A/B of the preloaded library, 2026-12-06), the
+// cc1plus trace's peak RSS growth / peak live 1.51-1.53 against 1.61-1.65
+// at the same time a call; sqlite's peak RSS 47.9 against 51.3 MB, its wall
+// time level; W1, W1 touched, W4 and two_thread level (W4's 290 MB is past
+// the first 32 MiB); xthread 77 against 69 ns (each of its threads' heaps
+// is small). With no huge pages at all, W4 ran 705-750 against 530 ns.
+constexpr int kSmallPageSegments = 8;
 
-// In small-page memory that was never resident (a heap's first segment;
+// In small-page memory that was never resident (a heap's first segments;
 // slots purged or never used), Carve prefaults a page's cells with one
 // MADV_POPULATE_WRITE per kPrefaultBytes instead of taking a fault per
 // 4 KiB: on these VMs a first-touch fault costs 11.3-11.8 us of thread CPU

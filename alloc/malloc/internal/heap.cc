@@ -301,7 +301,7 @@ uint64_t ResidentSlots(const Segment* s) {
 // A new segment for `h`: from a cached huge mapping (see below) or freshly
 // mapped; with `recycled_only`, from the cache or nullptr.
 Segment* NewSegment(Heap* h, bool recycled_only) {
-  // Transparent huge pages from a heap's second segment on (see
+  // Transparent huge pages from a heap's ninth segment on (see
   // kSmallPageSegments), advised before the header is written (a 4 KiB page
   // faulted first would keep its 2 MiB range in small pages).
   int earlier = 0;
@@ -310,21 +310,24 @@ Segment* NewSegment(Heap* h, bool recycled_only) {
     ++earlier;
   }
   const bool huge = earlier >= kSmallPageSegments;
-  // Such a segment may take the resident pages of a freed huge block (huge
-  // mappings of 4 MiB and more are advised huge pages too). Not in hardened
-  // builds: there a write after free into a freed buffer's first bytes
-  // would land in a segment header instead of in cached memory.
+  // Any segment may take the resident pages of a freed huge block: memory
+  // that costs neither faults nor new RSS. Not in hardened builds: there a
+  // write after free into a freed buffer's first bytes would land in a
+  // segment header instead of in cached memory.
   uint64_t recycled_freed_at_ms = 0;
-  Segment* s = huge && !kHardened
-                   ? TakeSegmentFromHugeCache(&recycled_freed_at_ms)
-                   : nullptr;
+  Segment* s =
+      !kHardened ? TakeSegmentFromHugeCache(&recycled_freed_at_ms) : nullptr;
   const bool recycled = s != nullptr;
   if (!recycled) {
     if (recycled_only) return nullptr;
     s = static_cast<Segment*>(MapAligned(kSegmentSize, kSegmentSize));
     if (s == nullptr) return nullptr;
   }
+  // Huge mappings of 4 MiB and more were advised huge pages: a small-page
+  // segment made of one keeps the 2 MiB pages it has, and faults in small
+  // ones where it was purged.
   if (huge) madvise(s, kSegmentSize, MADV_HUGEPAGE);
+  else if (recycled) madvise(s, kSegmentSize, MADV_NOHUGEPAGE);
   // Old user data: the header starts zeroed, as fresh memory does.
   if (recycled) std::memset(static_cast<void*>(s), 0, sizeof(Segment));
   s->huge_advised = huge;
