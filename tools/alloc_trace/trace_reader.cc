@@ -203,10 +203,16 @@ absl::StatusOr<Trace> ReadTrace(const std::string& path) {
   if (map == MAP_FAILED) {
     char buffer[1 << 16];
     ssize_t n;
-    while ((n = read(fd, buffer, sizeof buffer)) > 0) bytes.append(buffer, n);
+    // A signal that interrupts a read of a pipe is not an error in the data.
+    while ((n = read(fd, buffer, sizeof buffer)) > 0 ||
+           (n < 0 && errno == EINTR)) {
+      if (n > 0) bytes.append(buffer, static_cast<size_t>(n));
+    }
     if (n < 0) {
+      const std::string why = std::strerror(errno);
       close(fd);
-      return absl::DataLossError(absl::StrCat("error reading trace ", path));
+      return absl::DataLossError(
+          absl::StrCat("error reading trace ", path, ": ", why));
     }
   }
   close(fd);

@@ -2,8 +2,17 @@
 
 #include "tools/alloc_trace/trace_reader.h"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -171,6 +180,51 @@ TEST(TraceReaderTest, UnreadableFileNamesThePath) {
   absl::StatusOr<Trace> t = ReadTrace("/nonexistent/dir/x.trace");
   EXPECT_EQ(t.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(t.status().message(), HasSubstr("/nonexistent/dir/x.trace"));
+}
+
+void IgnoreSignal(int) {}
+
+// A trace read from a pipe (where it cannot be mapped) by a thread that a
+// signal interrupts, with a handler installed without SA_RESTART as a
+// program's may be: read() fails with EINTR, which is no error in the data.
+TEST(TraceReaderTest, ASignalDuringAPipeReadIsNotAnError) {
+  const std::string bytes = Bytes({Rec(TraceOp::kMalloc, 10, 0x1000),
+                                   Rec(TraceOp::kFree, 0, 0x1000)});
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string fifo = std::string(dir != nullptr ? dir : "/tmp") +
+                           "/trace_fifo_" + std::to_string(getpid());
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  struct sigaction handler {}, previous {};
+  handler.sa_handler = IgnoreSignal;
+  sigemptyset(&handler.sa_mask);
+  handler.sa_flags = 0;  // no SA_RESTART: a blocked read() returns EINTR
+  ASSERT_EQ(sigaction(SIGUSR1, &handler, &previous), 0);
+  // A reader that gave up early must fail the test, not kill it: the
+  // writer's last write then gets EPIPE instead of SIGPIPE.
+  void (*previous_pipe)(int) = signal(SIGPIPE, SIG_IGN);
+  const pthread_t reader = pthread_self();
+  std::thread writer([&] {
+    // Opens once the reader has (a FIFO's open waits for both ends).
+    const int fd = open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    const size_t first = 10;  // the reader takes these, then waits for more
+    (void)!write(fd, bytes.data(), first);
+    for (int i = 0; i < 5; ++i) {
+      usleep(20000);
+      pthread_kill(reader, SIGUSR1);
+    }
+    (void)!write(fd, bytes.data() + first, bytes.size() - first);
+    close(fd);
+  });
+  absl::StatusOr<Trace> t = ReadTrace(fifo);
+  writer.join();
+  sigaction(SIGUSR1, &previous, nullptr);
+  signal(SIGPIPE, previous_pipe);
+  unlink(fifo.c_str());
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->calls[int(TraceOp::kMalloc)], 1u);
+  EXPECT_EQ(t->calls[int(TraceOp::kFree)], 1u);
 }
 
 }  // namespace
