@@ -972,6 +972,41 @@ TEST(TesseraMallocTest, FreedMemoryIsPurgedAndSegmentsReturned) {
   ExpectIntact();
 }
 
+// A freed huge block that the cache has no room for makes room by unmapping
+// the oldest cached mappings first, as many as it takes.
+TEST(TesseraMallocTest, TheHugeCacheEvictsItsOldestMappingsFirst) {
+  TesseraMalloc::Collect(true);  // an empty huge cache
+  constexpr size_t kOld = size_t{50} << 20;  // five: 250 of the 256 MiB
+  constexpr size_t kNew = size_t{64} << 20;  // two of them must go
+  std::vector<void*> old;
+  for (int i = 0; i < 5; ++i) {
+    old.push_back(M().Allocate(kOld));
+    ASSERT_NE(old.back(), nullptr);
+  }
+  void* newest = M().Allocate(kNew);
+  ASSERT_NE(newest, nullptr);
+  for (void* p : old) {
+    M().Deallocate(p, kOld);
+    // Distinct free times (the cache keeps them in milliseconds).
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  }
+  M().Deallocate(newest, kNew);
+  const auto mapped = [](const void* p) {
+    unsigned char page = 0;
+    void* start = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(p) &
+                                          ~uintptr_t{4095});
+    return mincore(start, 4096, &page) == 0;
+  };
+  EXPECT_FALSE(mapped(old[0]));
+  EXPECT_FALSE(mapped(old[1]));
+  EXPECT_TRUE(mapped(old[2]));
+  EXPECT_TRUE(mapped(old[3]));
+  EXPECT_TRUE(mapped(old[4])) << "a newer mapping was evicted before an older";
+  EXPECT_TRUE(mapped(newest));
+  ExpectIntact();
+  TesseraMalloc::Collect(true);
+}
+
 // Of the cached mappings smaller than a segment only the newest stays
 // resident (nothing but a huge block could reuse their pages): freeing one
 // purges the one before it, which stays cached for the next block it fits.

@@ -77,13 +77,16 @@ static HugeCacheEntry HugeCacheTakeLocked(int i) {
   return e;
 }
 
+// Whether the huge cache has an entry and room for `map_bytes` more.
+static bool HugeCacheHasRoomLocked(size_t map_bytes) {
+  return g_huge_cache_count < kHugeCacheEntries &&
+         g_huge_cache_bytes + map_bytes <= kHugeCacheMaxBytes;
+}
+
 // Puts `e` into the huge cache if an entry and its bytes fit; false if not
 // (the caller unmaps it).
 static bool HugeCachePutLocked(const HugeCacheEntry& e) {
-  if (g_huge_cache_count == kHugeCacheEntries ||
-      g_huge_cache_bytes + e.map_bytes > kHugeCacheMaxBytes) {
-    return false;
-  }
+  if (!HugeCacheHasRoomLocked(e.map_bytes)) return false;
   g_huge_cache[g_huge_cache_count++] = e;
   g_huge_cache_bytes += e.map_bytes;
   return true;
@@ -215,22 +218,17 @@ bool FreeHuge(void* ptr) {
   }
   if (map_bytes <= kHugeCacheMaxBlock) {
     HugeCacheAgeLocked(now, false);
-    if (g_huge_cache_count == kHugeCacheEntries ||
-        g_huge_cache_bytes + map_bytes > kHugeCacheMaxBytes) {
-      // Evict the oldest.
-      int oldest = -1;
-      for (int i = 0; i < g_huge_cache_count; ++i) {
-        if (oldest < 0 ||
-            g_huge_cache[i].freed_at_ms < g_huge_cache[oldest].freed_at_ms) {
+    // The oldest mappings make room (each time the oldest left: after the
+    // first, the loop used to take whatever lay in entry 0).
+    while (g_huge_cache_count > 0 && !HugeCacheHasRoomLocked(map_bytes)) {
+      int oldest = 0;
+      for (int i = 1; i < g_huge_cache_count; ++i) {
+        if (g_huge_cache[i].freed_at_ms < g_huge_cache[oldest].freed_at_ms) {
           oldest = i;
         }
       }
-      while (oldest >= 0 && (g_huge_cache_count == kHugeCacheEntries ||
-                             g_huge_cache_bytes + map_bytes > kHugeCacheMaxBytes)) {
-        const HugeCacheEntry evicted = HugeCacheTakeLocked(oldest);
-        munmap(evicted.base, evicted.map_bytes);
-        oldest = g_huge_cache_count > 0 ? 0 : -1;
-      }
+      const HugeCacheEntry evicted = HugeCacheTakeLocked(oldest);
+      munmap(evicted.base, evicted.map_bytes);
     }
     cached = HugeCachePutLocked(HugeCacheEntry{base, map_bytes, now, false});
     RecountRecyclableLocked();
