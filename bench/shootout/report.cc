@@ -522,8 +522,11 @@ std::string MarkdownReport(const RunResults& r) {
       &md,
       "Run started %s UTC, %d rounds%s, %.0f s. Every measurement ran in a "
       "fresh child process (peers with LD_PRELOAD, proven at start-up); "
-      "rounds were interleaved across allocators; a validation pass (every "
-      "block written and checked, no overlaps) preceded each timed run.\n\n",
+      "rounds were interleaved across allocators, and each round's children "
+      "ran in another process layout (their argv[0] padded by a length that "
+      "changes every round: a fixed layout favours some allocators by up to "
+      "2x); a validation pass (every block written and checked, no overlaps) "
+      "preceded each timed run.\n\n",
       r.started_utc, r.rounds, r.quick ? " (--quick)" : "", r.seconds);
   md += "## Recommendation\n\n";
   for (const std::string& line : Recommendations(r)) {
