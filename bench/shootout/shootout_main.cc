@@ -12,7 +12,7 @@
 //
 //   shootout --subject=<allocator> --peer=<global malloc> --workloads=<one>
 //
-// (argv[0] padded by a length that changes every round: ChildArgv0)
+// (argv[0] padded by a length that changes every round: LayoutArgv0)
 // with LD_PRELOAD set to the peer's library (cleared for glibc and for
 // Tessera's allocators, which run on glibc). The child proves which malloc is
 // active (catalog.h), validates, measures, and prints one JSON object on
@@ -187,20 +187,6 @@ struct ChildResult {
   std::string proof;
 };
 
-// The child's argv[0] in round `round`: "shootout" and a pad whose length
-// moves with the round, so each round measures every allocator in another
-// process layout. A fixed layout is a lottery that no number of rounds
-// averages away: with nothing else changed, the length of argv[0] alone
-// moved mimalloc's 64-byte round trip between 2.6 and 5.6 ns, Tessera
-// malloc's between 2.7 and 4.5 and tcmalloc's W1 between 7.2 and 14.3
-// (sweeps of 16-32 lengths, 2026-12-07; docs/benchmarks.md), while the
-// rounds of one layout agreed within a few percent. The pads step by 41
-// bytes modulo 128 (0, 41, 82, 123, 36, ...), the same for every allocator
-// of a round.
-std::string ChildArgv0(int round) {
-  return absl::StrCat("shootout", std::string((round * 41) % 128, '_'));
-}
-
 // Runs one child and parses what it printed.
 absl::StatusOr<ChildResult> RunOne(const std::string& subject,
                                    const std::string& peer,
@@ -224,7 +210,8 @@ absl::StatusOr<ChildResult> RunOne(const std::string& subject,
         TensorIterations(op, elements, quick ? Scale::kQuick : Scale::kFull,
                          absl::GetFlag(FLAGS_size_factor)));
   } else {
-    args = {ChildArgv0(round), absl::StrCat("--subject=", subject),
+    args = {LayoutArgv0("shootout", round),
+            absl::StrCat("--subject=", subject),
             absl::StrCat("--peer=", peer),
             absl::StrCat("--workloads=", workload)};
     if (quick) args.push_back("--quick");

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -66,6 +67,11 @@ absl::Status Spawn(const std::string& program, std::vector<std::string> args,
   *wait_status = 0;
   waitpid(pid, wait_status, 0);
   return absl::OkStatus();
+}
+
+std::string LayoutArgv0(absl::string_view name, int round) {
+  const int pad = round > 0 ? static_cast<int>((int64_t{41} * round) % 128) : 0;
+  return absl::StrCat(name, std::string(static_cast<size_t>(pad), '_'));
 }
 
 }  // namespace shootout

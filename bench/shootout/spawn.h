@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace tessera {
 namespace shootout {
@@ -30,6 +31,17 @@ namespace shootout {
 absl::Status Spawn(const std::string& program, std::vector<std::string> args,
                    const std::string& preload, std::string* output,
                    int* wait_status, const std::string& stderr_path = "");
+
+// argv[0] for a measurement child of round `round` (from 0): `name` and
+// (41 * round) mod 128 underscores, so each round measures in another
+// process layout and every child of a round in the same one. A fixed layout
+// is a lottery that no number of rounds averages away: with nothing else
+// changed, the length of argv[0] alone moved mimalloc's 64-byte round trip
+// between 2.6 and 5.6 ns, Tessera malloc's between 2.7 and 4.5 and
+// tcmalloc's W1 between 7.2 and 14.3, while the runs of one layout agreed
+// within a few percent (sweeps of 12-32 lengths, 2026-12-07: see
+// docs/benchmarks.md). A negative round is taken as 0.
+std::string LayoutArgv0(absl::string_view name, int round);
 
 }  // namespace shootout
 }  // namespace tessera
