@@ -13,7 +13,9 @@
 // LD_PRELOAD library proven by where `malloc` resolves) and which GMP route
 // of the benchmark it times (GMP's defaults over that malloc, or GMP routed to
 // a Tessera allocator in process). Rounds interleave the subjects, so load
-// from other tenants spreads over all of them; each round runs
+// from other tenants spreads over all of them, and each round's children run
+// in another process layout (their argv[0] padded: shootout::LayoutArgv0);
+// each round runs
 // `--repetitions` repetitions per subject, and the table gives the median CPU
 // time over every repetition of every round. `!` marks a spread
 // (max - min) / median above 10%.
@@ -183,16 +185,18 @@ struct ChildRun {
   std::string proof;
 };
 
+// `round` (from 1) picks the child's process layout (shootout::LayoutArgv0):
+// the same for every subject of a round, another in the next.
 absl::StatusOr<ChildRun> RunSubject(const std::string& benchmark,
                                     const Subject& subject,
-                                    const std::string& preload) {
+                                    const std::string& preload, int round) {
   char out_template[] = "/tmp/gmp_shootout_XXXXXX";
   const int fd = mkstemp(out_template);
   if (fd < 0) return absl::InternalError("cannot create a temporary file");
   close(fd);
   const std::string out = out_template;
   std::vector<std::string> args = {
-      "gmp_benchmark",
+      shootout::LayoutArgv0("gmp_benchmark", round - 1),
       subject.linked_proof != nullptr ? std::string(subject.linked_proof)
       : subject.peer != nullptr
           ? absl::StrCat("--prove_allocator=", subject.peer)
@@ -362,7 +366,7 @@ int Main(int argc, char** argv) {
       const Subject& s = *runnable[i];
       std::fprintf(stderr, "gmp_shootout: round %d/%d: %s\n", round, rounds,
                    s.name);
-      absl::StatusOr<ChildRun> run = RunSubject(benchmark, s, preloads[i]);
+      absl::StatusOr<ChildRun> run = RunSubject(benchmark, s, preloads[i], round);
       if (!run.ok()) {
         std::fprintf(stderr, "gmp_shootout: %s: %s\n", s.name,
                      run.status().ToString().c_str());
