@@ -15,10 +15,9 @@
 // a Tessera allocator in process). Rounds interleave the subjects, so load
 // from other tenants spreads over all of them, and each round's children run
 // in another process layout (their argv[0] padded: shootout::LayoutArgv0);
-// each round runs
-// `--repetitions` repetitions per subject, and the table gives the median CPU
-// time over every repetition of every round. `!` marks a spread
-// (max - min) / median above 10%.
+// each round runs `--repetitions` repetitions per subject, and the table
+// gives the median CPU time over every repetition of every round. `!` marks
+// a spread (max - min) / median above 10%.
 
 #include <limits.h>
 #include <sys/wait.h>
@@ -366,7 +365,8 @@ int Main(int argc, char** argv) {
       const Subject& s = *runnable[i];
       std::fprintf(stderr, "gmp_shootout: round %d/%d: %s\n", round, rounds,
                    s.name);
-      absl::StatusOr<ChildRun> run = RunSubject(benchmark, s, preloads[i], round);
+      absl::StatusOr<ChildRun> run =
+          RunSubject(benchmark, s, preloads[i], round);
       if (!run.ok()) {
         std::fprintf(stderr, "gmp_shootout: %s: %s\n", s.name,
                      run.status().ToString().c_str());

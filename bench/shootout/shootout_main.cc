@@ -12,9 +12,10 @@
 //
 //   shootout --subject=<allocator> --peer=<global malloc> --workloads=<one>
 //
-// (argv[0] padded by a length that changes every round: LayoutArgv0)
-// with LD_PRELOAD set to the peer's library (cleared for glibc and for
-// Tessera's allocators, which run on glibc). The child proves which malloc is
+// with argv[0] padded by a length that changes every round (LayoutArgv0, so
+// each round samples another process layout) and LD_PRELOAD set to the
+// peer's library (cleared for glibc and for Tessera's allocators, which run
+// on glibc). The child proves which malloc is
 // active (catalog.h), validates, measures, and prints one JSON object on
 // stdout; it refuses to report if the proof fails.
 //
