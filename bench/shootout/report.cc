@@ -524,7 +524,7 @@ std::string MarkdownReport(const RunResults& r) {
       "fresh child process (peers with LD_PRELOAD, proven at start-up); "
       "rounds were interleaved across allocators, and each round's children "
       "ran in another process layout (their argv[0] padded by a length that "
-      "changes every round: a fixed layout favours some allocators by up to "
+      "changes every round: a fixed layout favoured some allocators by over "
       "2x); a validation pass (every block written and checked, no overlaps) "
       "preceded each timed run.\n\n",
       r.started_utc, r.rounds, r.quick ? " (--quick)" : "", r.seconds);

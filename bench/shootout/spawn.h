@@ -37,7 +37,7 @@ absl::Status Spawn(const std::string& program, std::vector<std::string> args,
 // process layout and every child of a round in the same one. A fixed layout
 // is a lottery that no number of rounds averages away: with nothing else
 // changed, the length of argv[0] alone moved mimalloc's 64-byte round trip
-// between 2.6 and 5.6 ns, Tessera malloc's between 2.7 and 4.5 and
+// between 2.6 and 5.9 ns, Tessera malloc's between 2.7 and 4.6 and
 // tcmalloc's W1 between 7.2 and 14.3, while the runs of one layout agreed
 // within a few percent (sweeps of 12-32 lengths, 2026-12-07: see
 // docs/benchmarks.md). A negative round is taken as 0.
