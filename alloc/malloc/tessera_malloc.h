@@ -15,11 +15,12 @@
 //     masking; a process-wide byte map (one byte per 4 MiB of address space,
 //     32 MiB reserved, touched only where segments are) says which chunks are
 //     segments, so a foreign pointer is recognised without reading it.
-//   * A segment is 64 slots of 64 KiB, owned by one heap. A page is 1-8
+//   * A segment is 64 slots of 64 KiB, owned by one heap. A page is 1-4
 //     slots holding cells of one size class (52 classes, 16 B to 256 KiB,
-//     at most 25% waste above 128 B): at least eight cells up to 64 KiB,
+//     at most 25% waste above 128 B): at least eight cells up to 16 KiB,
 //     one above (so a large block's slots go back to the segment, free for
-//     any class, when it is freed); its record lives in the segment header.
+//     any class, when it is freed), in as few slots as hold them, anywhere
+//     in the segment; its record lives in the segment header.
 //   * One heap per thread (initial-exec TLS, no lock on any fast path). Each
 //     page has three free lists: `free` (allocation pops, the owner's frees
 //     push: last in, first out, so a block freed is the next one handed out

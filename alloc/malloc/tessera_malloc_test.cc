@@ -230,9 +230,10 @@ TEST(TesseraMallocTest, ForeignAndInteriorPointersAreReportedAndIgnored) {
 // also catches pointers below the cells): both sides are reported.
 TEST(TesseraMallocTest, PointersPastTheCarvedCellsOrIntoAHeaderAreReported) {
   ViolationRecorder recorder;
-  // 56 KiB: a class nothing else here uses, so its page is fresh: 8 slots,
-  // the first 4 cells carved.
-  constexpr size_t kBytes = 56 << 10;
+  // 12 KiB: a class nothing else here uses, so its page is fresh: 2 slots,
+  // 9-10 cells, the first one carved (cells from 4 KiB are carved one at a
+  // time).
+  constexpr size_t kBytes = 12 << 10;
   auto* block = static_cast<char*>(M().Allocate(kBytes));
   ASSERT_NE(block, nullptr);
   M().Deallocate(block + 5 * kBytes, kBytes);
@@ -257,9 +258,9 @@ TEST(TesseraMallocTest, PointersPastTheCarvedCellsOrIntoAHeaderAreReported) {
 // any cell, the second reported.
 TEST(TesseraMallocTest, FreesBeyondAPagesFirstSlotAndIntoRetiredSlotsAreTold) {
   ViolationRecorder recorder;
-  // 48 KiB: a class no other test uses, 8 slots (512 KiB) a page, so all
-  // cells but the first one or two start in the page's later slots.
-  constexpr size_t kBytes = 48 << 10;
+  // 14 KiB: a class no other test uses, 2 slots (128 KiB) a page, so the
+  // cells after the fourth or fifth start in the page's second slot.
+  constexpr size_t kBytes = 14 << 10;
   void* keeper = M().Allocate(32);
   std::vector<char*> blocks;
   for (int i = 0; i < 10; ++i) {
@@ -307,14 +308,14 @@ TEST(TesseraMallocTest, FreesBeyondAPagesFirstSlotAndIntoRetiredSlotsAreTold) {
 // bytes would let free's fast path take a pointer into it for a cell of the
 // wrong page.
 TEST(TesseraMallocTest, IntegrityReportsATailSlotThatRecordsCarvedBytes) {
-  constexpr size_t kBytes = 48 << 10;  // 8-slot pages
+  constexpr size_t kBytes = 10 << 10;  // 2-slot pages
   void* block = M().Allocate(kBytes);
   ASSERT_NE(block, nullptr);
   const uintptr_t a = reinterpret_cast<uintptr_t>(block);
   malloc_internal::Page* lead =
       malloc_internal::PageAt(malloc_internal::SegmentOf(block), a);
   ASSERT_NE(lead, nullptr);
-  ASSERT_EQ(lead->slots, 8);
+  ASSERT_EQ(lead->slots, 2);
   malloc_internal::Page* tail = lead + 1;
   ASSERT_EQ(tail->kind, malloc_internal::kSlotTail);
   tail->carved_bytes.store(4096, std::memory_order_relaxed);
@@ -726,7 +727,8 @@ TEST(TesseraMallocDeathTest, CarvePrefaultsFreshSmallPageMemoryInBatches) {
   std::exit(what.empty() ? 0 : 1);
 }
 
-// Blocks above 64 KiB have a page each, never beside a segment's header,
+// Blocks above 16 KiB have a page each, never beside a segment's header
+// when the cell would not fit there,
 // and a freed one's slots serve the next large request of another class.
 // Exits 0 if so (a fresh process: the thread's heap is new).
 void CheckLargeBlocksHaveAPageEachAndExit() {
@@ -773,6 +775,71 @@ TEST(TesseraMallocDeathTest, LargeBlocksHaveAPageEachAndFreedOnesServeOtherClass
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(CheckLargeBlocksHaveAPageEachAndExit(),
               ::testing::ExitedWithCode(0), "large blocks: ok");
+}
+
+// A page takes as few slots as hold its cells, anywhere in its segment: a
+// 160 KiB block's page spans three slots and starts right after a one-slot
+// page, not at the next multiple of its span. And before a new page takes
+// slots never used, the empty pages of freed large blocks go back (in a heap
+// of any size, where the walk over every queue runs only now and then), so
+// the new page lands in their resident slots. Exits 0 if so (a fresh
+// process, so the thread's heap is new).
+void CheckLargePagesPackAndGoBackFirstAndExit() {
+  std::string what;
+  std::thread thread([&] {
+    namespace mi = malloc_internal;
+    auto page_of = [](void* b) {
+      return mi::PageAt(mi::SegmentOf(b), reinterpret_cast<uintptr_t>(b));
+    };
+    constexpr size_t kOneSlot = 60 << 10;   // the 64 KiB class: one slot
+    constexpr size_t kThree = 150 << 10;    // the 160 KiB class: three
+    void* one = M().Allocate(kOneSlot);
+    void* three = M().Allocate(kThree);
+    mi::Page* p1 = page_of(one);
+    mi::Page* p3 = page_of(three);
+    mi::Segment* s = mi::SegmentOf(one);
+    // The 64 KiB cell does not fit beside the header: slot 1. The 160 KiB
+    // one would at slot 0, but slot 1 is taken: slots 2-4.
+    if (p1 == nullptr || p3 == nullptr || mi::SegmentOf(three) != s ||
+        p1->slots != 1 || p3->slots != 3 || p1 - s->pages != 1 ||
+        p3 - s->pages != 2) {
+      what += " not-packed";
+    }
+    std::memset(one, 1, kOneSlot);
+    std::memset(three, 3, kThree);
+    if (!M().CheckIntegrity().ok()) what += " integrity";
+    // Past kRetireWalkEveryCleanPage pages (untouched: no RSS), so only the
+    // walk over the large classes' queues runs before the next new page.
+    std::vector<void*> filler;
+    while (mi::tls_heap->pages <= mi::kRetireWalkEveryCleanPage) {
+      filler.push_back(M().Allocate(kOneSlot));
+      if (filler.back() == nullptr) break;
+    }
+    M().Deallocate(three, kThree);  // its page empties, stays queued
+    if (p3->kind != mi::kSlotPage || p3->used != 0) what += " setup";
+    mi::tls_heap->clean_pages_since_retire = 0;
+    void* other = M().Allocate(3000);  // a class with no page yet
+    if (p3->kind != mi::kSlotPage || page_of(other) != p3 ||
+        p3->size_class != mi::ClassOf(3000)) {
+      what += " freed-large-slots-not-reused";
+    }
+    if (!M().CheckIntegrity().ok()) what += " integrity";
+    M().Deallocate(other, 3000);
+    M().Deallocate(one, kOneSlot);
+    for (void* b : filler) M().Deallocate(b, kOneSlot);
+    TesseraMalloc::Collect(true);
+    if (!M().CheckIntegrity().ok()) what += " integrity-after";
+  });
+  thread.join();
+  ExitWithFindings("packed", what);
+}
+
+TEST(TesseraMallocDeathTest, LargePagesPackAnywhereAndGoBackBeforeUnusedSlots) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  TesseraMalloc::SetPurgeDelayMs(60000);  // no purge tick in between
+  EXPECT_EXIT(CheckLargePagesPackAndGoBackFirstAndExit(),
+              ::testing::ExitedWithCode(0), "packed: ok");
+  TesseraMalloc::SetPurgeDelayMs(100);
 }
 
 // A page that was full and gets a cell back rejoins its class's queue after

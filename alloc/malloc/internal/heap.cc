@@ -380,17 +380,30 @@ void ReleaseSegment(Heap* h, Segment* s) {
   munmap(s, kSegmentSize);
 }
 
-// A run of `slots` free slots aligned to `slots` in `s`, or -1. Prefers
-// resident (dirty) runs, which cost no page faults.
+// The lowest run of `slots` free slots in `s` starting at `first` or later,
+// or -1. Prefers a run that is all resident (dirty), then one that is partly
+// resident: resident slots cost no page faults and no new RSS. Any start
+// will do: a span aligned to its length (as pages once were) left resident
+// free slots unusable for a large page beside them, and clean memory was
+// faulted in instead.
 int FindRun(const Segment* s, int slots, int first) {
-  const uint64_t run = SlotRunMask(0, slots);
-  int fallback = -1;
-  for (int i = first; i < kSlotsPerSegment; i += slots) {
-    if (((s->free_mask >> i) & run) != run) continue;
-    if (((s->dirty_mask >> i) & run) != 0) return i;
-    if (fallback < 0) fallback = i;
+  // Bit i of `starts`: slots i .. i + slots - 1 are free; of `all_dirty`:
+  // all of them are dirty; of `any_dirty`: one of them is.
+  uint64_t starts = s->free_mask;
+  uint64_t all_dirty = s->dirty_mask;
+  uint64_t any_dirty = s->dirty_mask;
+  for (int k = 1; k < slots; ++k) {
+    starts &= s->free_mask >> k;
+    all_dirty &= s->dirty_mask >> k;
+    any_dirty |= s->dirty_mask >> k;
   }
-  return fallback;
+  // Runs must end inside the segment: the shifts above bring in zeros, so a
+  // start past kSlotsPerSegment - slots already fails.
+  starts &= ~uint64_t{0} << first;
+  if (starts == 0) return -1;
+  if (starts & all_dirty) return __builtin_ctzll(starts & all_dirty);
+  if (starts & any_dirty) return __builtin_ctzll(starts & any_dirty);
+  return __builtin_ctzll(starts);
 }
 
 // Whether the run of `slots` slots from `slot` in `s` has a resident (dirty)
@@ -420,21 +433,33 @@ Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot) {
 
 Page* NewPage(Heap* h, int c) {
   const int slots = SlotsPerPage(c);
-  // A page too short to hold a cell beside the segment header (a one-cell
-  // page of the largest classes) never starts at slot 0.
+  // A page too short to hold its cells beside the segment header (a
+  // one-cell page whose cell nearly fills its slots) never starts at slot 0.
   const int first =
-      slots * kSlotSize - kSegmentHeaderBytes < ClassSize(c) ? slots : 0;
+      slots * kSlotSize - kSegmentHeaderBytes < ClassSize(c) ? 1 : 0;
   int slot = -1;
   Segment* s = FindRunInHeap(h, slots, first, &slot);
   if (s != nullptr && !RunIsResident(s, slot, slots) &&
-      ++h->clean_pages_since_retire * 16 >= h->pages) {
+      RetireEmptyLargeClassPages(h)) {
+    // Slots never used cost faults and RSS; the pages of freed large blocks
+    // waiting in the queues hold resident ones (RetireEmptyLargeClassPages:
+    // a cheap walk, before every such new page).
+    s = FindRunInHeap(h, slots, first, &slot);
+  }
+  if (s != nullptr && !RunIsResident(s, slot, slots) &&
+      (++h->clean_pages_since_retire * 16 >= h->pages ||
+       h->pages <= kRetireWalkEveryCleanPage)) {
     // Slots never used cost faults and RSS; the empty pages waiting in the
     // queues (see FreeCell) hold resident slots. Give those back first, every
     // one (their class's only page too: this class needs no more room than
-    // its queue had). The walk visits every queued page, so it runs once per
-    // pages / 16 such new pages: O(16) a new page. The cc1plus trace's peak
-    // RSS growth / peak live, with the queue order of Unfull: 1.84 -> 1.69
-    // (validation and measured pass, 5 runs each, 2026-12-06).
+    // its queue had). The walk visits every queued page, so in a heap of more
+    // than kRetireWalkEveryCleanPage pages it runs once per pages / 16 such
+    // new pages: O(16) a new page. The cc1plus trace's peak RSS growth / peak
+    // live, with the queue order of Unfull: 1.84 -> 1.69 (validation and
+    // measured pass, 5 runs each, 2026-12-06); walking before every such new
+    // page in a heap of up to 512 pages (32 MiB), 1.43 -> 1.39, and the
+    // Python trace 1.56 -> 1.49 (2026-12-07; larson, whose eight threads' heaps
+    // are small, level).
     h->clean_pages_since_retire = 0;
     RetireEmptyPages(h, false);
     s = FindRunInHeap(h, slots, first, &slot);

@@ -68,6 +68,22 @@ void RetireEmptyPages(Heap* h, bool keep_one) {
   }
 }
 
+bool RetireEmptyLargeClassPages(Heap* h) {
+  bool any = false;
+  for (int c = kFirstLargeClass; c < kNumClasses; ++c) {
+    Page* p = BinEmpty(h, c) ? nullptr : h->bins[c];
+    while (p != nullptr) {
+      Page* next = p->next;
+      if (p->used == 0) {
+        RetirePage(h, p);
+        any = true;
+      }
+      p = next;
+    }
+  }
+  return any;
+}
+
 void CollectHeap(Heap* h, bool force) {
   DrainRemote(h);
   RetireEmptyPages(h, !force);

@@ -16,8 +16,8 @@
 // Layout: memory for classes comes in segments of 4 MiB aligned to 4 MiB, so
 // any pointer finds its segment by masking its low 22 bits. A segment is 64
 // slots of 64 KiB; a page (the cells of one class, owned by one heap) spans a
-// power-of-two number of slots: enough for at least eight cells of its class
-// up to 64 KiB, for one above (SlotsPerPage).
+// run of as few slots as hold eight cells of its class up to 16 KiB, one cell
+// above (SlotsPerPage), anywhere in its segment (FindRun).
 
 #ifndef TESSERA_ALLOC_MALLOC_INTERNAL_SIZE_CLASSES_H_
 #define TESSERA_ALLOC_MALLOC_INTERNAL_SIZE_CLASSES_H_
@@ -112,34 +112,46 @@ static_assert(SmallClassOf(0) == 0 && SmallClassOf(1) == 0 &&
               SmallClassOf(161) == 9 && SmallClassOf(1024) == ClassOf(1024));
 
 // Classes up to kMultiCellMaxSize have pages of at least eight cells (one
-// slot for every class up to 8 KiB); the classes above, pages of one cell
-// (2-4 slots), so a large block's memory goes back to its segment, free
-// for any class, once it is freed and its page retired. (At eight cells a
-// page of a 160-256 KiB class spanned 2 MiB: one block kept that much
-// resident in a huge-page segment. A replayed cc1plus trace: peak RSS
-// growth / peak live 2.1 -> 1.9, the Python trace 5.5 -> 3.9, sqlite's peak
-// RSS 55.8 -> 53.0 MB; a 100 KiB round trip 3.7 -> 4.1 ns, 2026-12-06.
-// Two cells a page: cc1plus 1.85, but the Python trace 5.9. Classes from
-// 16 KiB in one- or two-cell pages cost the traces 1.7-2x the time a call:
-// their pages emptied, retired and were carved again far more often.)
-inline constexpr size_t kMultiCellMaxSize = size_t{64} << 10;
+// slot for every class up to 8 KiB, two slots above); the classes above
+// ("large"), pages of as few slots as hold one cell (1-4 slots; up to 32 KiB
+// a slot holds two or three, and NewPage carves every cell that fits), so a
+// large block's memory goes back to its segment, free for any class, once
+// it is freed and its page retired. (At
+// eight cells a page of a 160-256 KiB class spanned 2 MiB: one block kept
+// that much resident in a huge-page segment. A replayed cc1plus trace: peak
+// RSS growth / peak live 2.1 -> 1.9, the Python trace 5.5 -> 3.9, sqlite's
+// peak RSS 55.8 -> 53.0 MB; a 100 KiB round trip 3.7 -> 4.1 ns, 2026-12-06.
+// From 64 KiB down to 16 KiB, with NewPage retiring empty one-cell pages
+// before it takes slots never used: the cc1plus trace 1.51-1.53 -> 1.36-1.39
+// (jemalloc 1.33-1.35), at the peak 28 freed 64 KiB cells had held 1.8 MiB
+// that only their class could reuse; its time a call level or better, and
+// W1, W1 touched, W4, larson and a 100 KiB round trip level, 2026-12-07.
+// Earlier, when pages were retired as soon as they emptied, classes from
+// 16 KiB in one- or two-cell pages cost the traces 1.7-2x the time a call.)
+inline constexpr size_t kMultiCellMaxSize = size_t{16} << 10;
 constexpr size_t CellsPerPage(int c) {
   return ClassSize(c) > kMultiCellMaxSize ? 1 : 8;
 }
-// Slots per page of class `c`: the smallest power of two that holds
-// CellsPerPage(c) cells.
+// The first class whose pages are sized for one cell.
+inline constexpr int kFirstLargeClass = ClassOf(kMultiCellMaxSize) + 1;
+static_assert(CellsPerPage(kFirstLargeClass) == 1 &&
+              CellsPerPage(kFirstLargeClass - 1) == 8);
+// Slots per page of class `c`: as few as hold CellsPerPage(c) cells. Spans
+// need not be powers of two nor aligned to their length (FindRun takes any
+// run of free slots): a one-cell page of a 160 KiB class spans three slots,
+// not four.
 constexpr int SlotsPerPage(int c) {
-  int slots = 1;
-  while (slots * kSlotSize < CellsPerPage(c) * ClassSize(c)) slots *= 2;
-  return slots;
+  return static_cast<int>((CellsPerPage(c) * ClassSize(c) + kSlotSize - 1) /
+                          kSlotSize);
 }
-static_assert(SlotsPerPage(0) == 1 && SlotsPerPage(ClassOf(kMultiCellMaxSize)) == 8 &&
+static_assert(SlotsPerPage(0) == 1 &&
+              SlotsPerPage(ClassOf(kMultiCellMaxSize)) == 2 &&
               SlotsPerPage(kNumClasses - 1) == 4);
 
 // Cell arithmetic by multiplication: a page's offset -> cell index without a
 // divide, and whether the offset is a cell's start without multiplying back.
 // With m = ceil(2^41 / size), offset = q * size + r (offset < 2^21, a bound
-// on every page span, now at most 2^19; size <= 2^18, so m >= 2^23):
+// on every page span, now at most 2^18; size <= 2^18, so m >= 2^23):
 //   offset * m = q * 2^41 + (q * e + r * m), e = size * m - 2^41 < size,
 // and the second term stays below 2^41 (r * m <= 2^41 + e - m, q * e < 2^21,
 // e + 2^21 < m). So the index is the product above bit 41, and r == 0 iff
@@ -176,10 +188,12 @@ static_assert(kMaxClassSize <= (size_t{1} << 18) &&
 // used, not all at once.
 constexpr uint32_t CellsPerCarve(int c) {
   const size_t size = ClassSize(c);
-  // At least 4 cells: carving one 4 KiB cell at a time sent every
-  // allocation of it through the slow path (carving writes one line per
-  // cell, so large cells cost a page of RSS each, not their size).
-  return size >= 1024 ? 4 : static_cast<uint32_t>(4096 / size);
+  // From 4 KiB, one cell a carve: carving writes a line into each cell it
+  // carves, so each cost a page of RSS before the program asked for it (a
+  // replayed Python trace's peak RSS growth / peak live 1.65-1.69 -> 1.58,
+  // 2026-12-07; its time and W1's level). Below, at least four: carving one
+  // cell at a time sent every allocation through the slow path.
+  return size >= 4096 ? 1 : size >= 1024 ? 4 : static_cast<uint32_t>(4096 / size);
 }
 
 }  // namespace malloc_internal

@@ -33,22 +33,26 @@ TEST(SizeClassesTest, ClassesAreIncreasingMultiplesOfSixteenWithBoundedWaste) {
   }
 }
 
-TEST(SizeClassesTest, PagesHoldEightCellsUpTo64KiBAndOneAbove) {
+TEST(SizeClassesTest, PagesHoldEightCellsUpTo16KiBAndAreSizedForOneAbove) {
   for (int c = 0; c < kNumClasses; ++c) {
     const int slots = SlotsPerPage(c);
     const size_t span = slots * kSlotSize;
-    EXPECT_EQ(slots & (slots - 1), 0);
-    EXPECT_LE(slots, kSlotsPerSegment / 2);
+    EXPECT_GE(slots, 1);
+    EXPECT_LE(slots, 4);
     EXPECT_LE(span / ClassSize(c), kSlotSize / kMinCellSize);
     EXPECT_GE(CellsPerCarve(c), 1u);
     if (ClassSize(c) <= kMultiCellMaxSize) {
+      EXPECT_LT(c, kFirstLargeClass);
       // Slot 0 loses 16 KiB to the segment header: still 6+ cells there.
       EXPECT_GE((span - 16384) / ClassSize(c), 6u) << c;
+      // And no slot more than eight cells need.
+      EXPECT_LT((span - kSlotSize), 8 * ClassSize(c)) << c;
     } else {
-      // One cell, in as few slots as hold it (NewPage keeps the pages
-      // whose cell does not fit beside the header out of slot 0).
-      EXPECT_EQ(span / ClassSize(c), 1u) << c;
-      EXPECT_LT(span / 2, ClassSize(c)) << c;
+      EXPECT_GE(c, kFirstLargeClass);
+      // As few slots as hold one cell (NewPage keeps the pages whose cell
+      // does not fit beside the header out of slot 0).
+      EXPECT_GE(span, ClassSize(c)) << c;
+      EXPECT_LT(span - kSlotSize, ClassSize(c)) << c;
     }
   }
 }
