@@ -45,7 +45,8 @@
 //     alignment; from 4 MiB on, at a segment boundary), registered in a hash
 //     table, and kept in a small cache (8 mappings, 256 MiB) when freed (of
 //     those under 4 MiB only the newest resident: only a huge block can
-//     reuse them);
+//     reuse them, and the next one under 4 MiB that no cached mapping fits
+//     within 25% takes it, trimmed or grown);
 //     realloc of a huge block is mremap. A heap that needs a page and has no
 //     resident free slots takes its next segment from a resident cached mapping
 //     (its first aligned 4 MiB; the rest stays cached) before it faults in

@@ -1088,14 +1088,13 @@ TEST(TesseraMallocTest, OnlyTheNewestFreedHugeBlockUnderASegmentStaysResident) {
     return resident;
   };
   auto* first = static_cast<unsigned char*>(M().Allocate(kFirst));
+  auto* second = static_cast<unsigned char*>(M().Allocate(kSecond));
   ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
   std::memset(first, 1, kFirst);
+  std::memset(second, 1, kSecond);
   M().Deallocate(first, kFirst);
   EXPECT_EQ(resident_pages(first, kFirst), kFirst / 4096);  // the newest
-  auto* second = static_cast<unsigned char*>(M().Allocate(kSecond));
-  ASSERT_NE(second, nullptr);
-  EXPECT_NE(second, first);  // 1 MiB does not fit 2 MiB
-  std::memset(second, 1, kSecond);
   const uint64_t purged_before = M().detailed_stats().purged_bytes;
   M().Deallocate(second, kSecond);
   EXPECT_GE(M().detailed_stats().purged_bytes - purged_before, kFirst);
@@ -1103,10 +1102,55 @@ TEST(TesseraMallocTest, OnlyTheNewestFreedHugeBlockUnderASegmentStaysResident) {
   EXPECT_EQ(resident_pages(first, kFirst), 0u);
   EXPECT_EQ(resident_pages(second, kSecond), kSecond / 4096);
   auto* again = static_cast<unsigned char*>(M().AllocateZeroed(kFirst));
-  EXPECT_EQ(again, first);  // the cached mapping, purged
+  EXPECT_EQ(again, first);  // the cached mapping that fits, purged
   ASSERT_NE(again, nullptr);
   for (size_t i = 0; i < kFirst; i += 4096) ASSERT_EQ(again[i], 0) << i;
   M().Deallocate(again, kFirst);
+  ExpectIntact();
+  TesseraMalloc::Collect(true);
+}
+
+// A huge block that no cached mapping fits within 25% takes the resident
+// one under a segment's size instead of a fresh mapping: trimmed when it is
+// larger, grown (mremap) when smaller, its pages resident either way.
+TEST(TesseraMallocTest, TheResidentCachedMappingIsTrimmedOrGrownForTheNextHugeBlock) {
+  TesseraMalloc::Collect(true);  // an empty huge cache
+  const auto resident_pages = [](const void* p, size_t bytes) {
+    std::vector<unsigned char> pages(bytes / 4096);
+    EXPECT_EQ(mincore(const_cast<void*>(p), bytes, pages.data()), 0);  // mapped
+    size_t resident = 0;
+    for (unsigned char page : pages) resident += page & 1;
+    return resident;
+  };
+  constexpr size_t kSmall = 600 << 10, kLarge = size_t{2} << 20;
+  auto* small = static_cast<unsigned char*>(M().Allocate(kSmall));
+  ASSERT_NE(small, nullptr);
+  std::memset(small, 1, kSmall);
+  M().Deallocate(small, kSmall);
+  ASSERT_EQ(M().detailed_stats().huge_cached_bytes, kSmall);
+  // Grown: its first 600 KiB are the freed block's pages, already resident.
+  auto* large = static_cast<unsigned char*>(M().Allocate(kLarge));
+  ASSERT_NE(large, nullptr);
+  EXPECT_EQ(M().detailed_stats().huge_cached_bytes, 0u);
+  EXPECT_EQ(resident_pages(large, kSmall), kSmall / 4096);
+  EXPECT_EQ(large[kSmall - 1], 1);
+  EXPECT_EQ(large[kSmall], 0);  // the grown part is fresh memory
+  EXPECT_GE(M().UsableSize(large), kLarge);
+  std::memset(large, 2, kLarge);
+  ExpectIntact();
+  M().Deallocate(large, kLarge);
+  // Trimmed: the same pages, the mapping cut to the new block's size.
+  auto* trimmed = static_cast<unsigned char*>(M().AllocateZeroed(kSmall));
+  ASSERT_NE(trimmed, nullptr);
+  EXPECT_EQ(trimmed, large);
+  EXPECT_EQ(M().detailed_stats().huge_cached_bytes, 0u);
+  EXPECT_EQ(resident_pages(trimmed, kSmall), kSmall / 4096);
+  for (size_t i = 0; i < kSmall; i += 512) ASSERT_EQ(trimmed[i], 0) << i;
+  EXPECT_LT(M().UsableSize(trimmed), kSmall + 4096);
+  std::vector<unsigned char> past(1);
+  EXPECT_NE(mincore(trimmed + kLarge - 4096, 4096, past.data()), 0)
+      << "the cut tail is still mapped";
+  M().Deallocate(trimmed, kSmall);
   ExpectIntact();
   TesseraMalloc::Collect(true);
 }
