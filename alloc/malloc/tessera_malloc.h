@@ -70,11 +70,11 @@
 //     get MADV_DONTNEED (a segment made of a cached mapping keeps the cache's
 //     schedule for the slots it has not used). A new page takes resident free
 //     slots of any segment first. Transparent huge pages (MADV_HUGEPAGE) are
-//     advised for huge mappings of 4 MiB and more and for every segment of a
-//     heap after its first eight: a heap past 32 MiB faults its memory in
-//     2 MiB pages (one fault instead of 512, and TLB reach for a large live
-//     set), and its RSS grows in 2 MiB steps (kSmallPageSegments says what
-//     that costs). In the first segments' small pages, a carve of cells up
+//     advised for every segment of a heap after its first eight (not for
+//     huge blocks, often written in part: huge.cc): a heap past 32 MiB
+//     faults its memory in 2 MiB pages (one fault instead of 512, and TLB
+//     reach for a large live set), and its RSS grows in 2 MiB steps
+//     (kSmallPageSegments says what that costs). In the first segments' small pages, a carve of cells up
 //     to 1 KiB into memory never resident prefaults the next 16 KiB with one
 //     MADV_POPULATE_WRITE instead of four faults (kPrefaultBytes).
 //   * A thread's heap outlives the thread: at exit it is abandoned, other
