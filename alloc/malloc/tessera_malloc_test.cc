@@ -677,6 +677,16 @@ std::vector<bool> ResidentPages(const void* p, size_t pages) {
   return out;
 }
 
+// How many of the 4 KiB pages of [p, p + bytes) are resident (p page
+// aligned); the range must be mapped.
+size_t ResidentPageCount(const void* p, size_t bytes) {
+  std::vector<unsigned char> pages(bytes / 4096);
+  EXPECT_EQ(mincore(const_cast<void*>(p), bytes, pages.data()), 0);  // mapped
+  size_t resident = 0;
+  for (unsigned char page : pages) resident += page & 1;
+  return resident;
+}
+
 // A new thread's first 64-byte block, in its new heap's first segment (small
 // pages, never resident): the carve that made it prefaulted the page's first
 // 16 KiB (kPrefaultBytes) in one call, and nothing past them. Exits 0 if so.
@@ -1080,13 +1090,6 @@ TEST(TesseraMallocTest, TheHugeCacheEvictsItsOldestMappingsFirst) {
 TEST(TesseraMallocTest, OnlyTheNewestFreedHugeBlockUnderASegmentStaysResident) {
   TesseraMalloc::Collect(true);  // an empty huge cache
   constexpr size_t kFirst = size_t{1} << 20, kSecond = size_t{2} << 20;
-  const auto resident_pages = [](const void* p, size_t bytes) {
-    std::vector<unsigned char> pages(bytes / 4096);
-    EXPECT_EQ(mincore(const_cast<void*>(p), bytes, pages.data()), 0);  // mapped
-    size_t resident = 0;
-    for (unsigned char page : pages) resident += page & 1;
-    return resident;
-  };
   auto* first = static_cast<unsigned char*>(M().Allocate(kFirst));
   auto* second = static_cast<unsigned char*>(M().Allocate(kSecond));
   ASSERT_NE(first, nullptr);
@@ -1094,13 +1097,13 @@ TEST(TesseraMallocTest, OnlyTheNewestFreedHugeBlockUnderASegmentStaysResident) {
   std::memset(first, 1, kFirst);
   std::memset(second, 1, kSecond);
   M().Deallocate(first, kFirst);
-  EXPECT_EQ(resident_pages(first, kFirst), kFirst / 4096);  // the newest
+  EXPECT_EQ(ResidentPageCount(first, kFirst), kFirst / 4096);  // the newest
   const uint64_t purged_before = M().detailed_stats().purged_bytes;
   M().Deallocate(second, kSecond);
   EXPECT_GE(M().detailed_stats().purged_bytes - purged_before, kFirst);
   EXPECT_GE(M().detailed_stats().huge_cached_bytes, kFirst + kSecond);
-  EXPECT_EQ(resident_pages(first, kFirst), 0u);
-  EXPECT_EQ(resident_pages(second, kSecond), kSecond / 4096);
+  EXPECT_EQ(ResidentPageCount(first, kFirst), 0u);
+  EXPECT_EQ(ResidentPageCount(second, kSecond), kSecond / 4096);
   auto* again = static_cast<unsigned char*>(M().AllocateZeroed(kFirst));
   EXPECT_EQ(again, first);  // the cached mapping that fits, purged
   ASSERT_NE(again, nullptr);
@@ -1115,13 +1118,6 @@ TEST(TesseraMallocTest, OnlyTheNewestFreedHugeBlockUnderASegmentStaysResident) {
 // larger, grown (mremap) when smaller, its pages resident either way.
 TEST(TesseraMallocTest, TheResidentCachedMappingIsTrimmedOrGrownForTheNextHugeBlock) {
   TesseraMalloc::Collect(true);  // an empty huge cache
-  const auto resident_pages = [](const void* p, size_t bytes) {
-    std::vector<unsigned char> pages(bytes / 4096);
-    EXPECT_EQ(mincore(const_cast<void*>(p), bytes, pages.data()), 0);  // mapped
-    size_t resident = 0;
-    for (unsigned char page : pages) resident += page & 1;
-    return resident;
-  };
   constexpr size_t kSmall = 600 << 10, kLarge = size_t{2} << 20;
   auto* small = static_cast<unsigned char*>(M().Allocate(kSmall));
   ASSERT_NE(small, nullptr);
@@ -1132,7 +1128,7 @@ TEST(TesseraMallocTest, TheResidentCachedMappingIsTrimmedOrGrownForTheNextHugeBl
   auto* large = static_cast<unsigned char*>(M().Allocate(kLarge));
   ASSERT_NE(large, nullptr);
   EXPECT_EQ(M().detailed_stats().huge_cached_bytes, 0u);
-  EXPECT_EQ(resident_pages(large, kSmall), kSmall / 4096);
+  EXPECT_EQ(ResidentPageCount(large, kSmall), kSmall / 4096);
   EXPECT_EQ(large[kSmall - 1], 1);
   EXPECT_EQ(large[kSmall], 0);  // the grown part is fresh memory
   EXPECT_GE(M().UsableSize(large), kLarge);
@@ -1144,7 +1140,7 @@ TEST(TesseraMallocTest, TheResidentCachedMappingIsTrimmedOrGrownForTheNextHugeBl
   ASSERT_NE(trimmed, nullptr);
   EXPECT_EQ(trimmed, large);
   EXPECT_EQ(M().detailed_stats().huge_cached_bytes, 0u);
-  EXPECT_EQ(resident_pages(trimmed, kSmall), kSmall / 4096);
+  EXPECT_EQ(ResidentPageCount(trimmed, kSmall), kSmall / 4096);
   for (size_t i = 0; i < kSmall; i += 512) ASSERT_EQ(trimmed[i], 0) << i;
   EXPECT_LT(M().UsableSize(trimmed), kSmall + 4096);
   std::vector<unsigned char> past(1);
