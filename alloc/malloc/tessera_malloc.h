@@ -58,10 +58,12 @@
 //   * Memory follows the live set: a page whose last cell is freed stays in its
 //     queue until the heap's next purge tick (at most every half purge delay,
 //     on a slow path), a Collect, a new page that finds no free slot (these
-//     keep the head of each class's queue if it is one slot long: retiring
-//     at once re-carved W1's pages every batch), or a new page about to take
-//     slots never used (every empty page; once per pages/16 such new pages,
-//     since it walks the queues); then it goes back to its segment. A full
+//     keep the head of each class's queue up to 8 KiB: retiring at once
+//     re-carved W1's pages every batch), or a new page about to take slots
+//     never used (the large classes' empty pages every time; every empty
+//     page every time in a heap of up to 512 pages, else once per pages/16
+//     such new pages, since it walks the queues); then it goes back to its
+//     segment. A full
 //     page that a free gives a cell
 //     rejoins its queue after the head, so allocation favours the pages
 //     nearest full and sparse ones drain. A segment whose last page goes
@@ -98,9 +100,11 @@
 //     survive are abandoned (and so adopted later).
 //
 // Complexity: malloc and free are O(1) (a page's list ops; a new page finds
-// its slots with at most 64 mask tests per segment of the heap, and walks
-// the queues to retire empty pages once per pages/16 new pages that would
-// take unused slots: amortised O(16) page visits). Statistics
+// its slots with a few mask operations per segment of the heap, and walks
+// the queues to retire empty pages before a new page that would take unused
+// slots: the large classes' short queues every time, every queue every time
+// in a heap of up to 512 pages and once per pages/16 such new pages above,
+// amortised O(16) page visits). Statistics
 // are O(heaps). CheckIntegrity is O(cells of the calling thread's heap).
 //
 // Invariants (CheckIntegrity checks the calling thread's heap and the huge
@@ -111,8 +115,8 @@
 //      both ways.
 //   2. A segment's slots are consistent: a free slot (in `free_mask`) is
 //      marked free, a slot in use is a page's lead or one of its tails
-//      pointing back to it, spans are aligned to their length and stay in
-//      the segment, only free slots are dirty, the page count matches the
+//      pointing back to it, spans stay in the segment (they may start at
+//      any slot), only free slots are dirty, the page count matches the
 //      leads, and the heap's count of empty segments is right. The heap's
 //      list of segments with dirty slots holds exactly those, linked both
 //      ways. Free slots, guards and tails record no carved bytes (free's

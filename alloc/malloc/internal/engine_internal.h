@@ -229,8 +229,9 @@ struct Heap {
   // more pages' records, cache misses when frees come in random order).
   uint32_t full_pages;
   // Pages of the heap, and the new pages that were about to take slots never
-  // used (or purged) since NewPage last retired the empty pages: it retires
-  // them first once that count reaches a sixteenth of the pages.
+  // used (or purged) since NewPage last retired the empty pages: above
+  // kRetireWalkEveryCleanPage pages it retires them first once that count
+  // reaches a sixteenth of the pages.
   uint32_t pages;
   uint32_t clean_pages_since_retire;
   std::atomic<Page*> remote_pages;

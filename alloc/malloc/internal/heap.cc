@@ -323,9 +323,9 @@ Segment* NewSegment(Heap* h, bool recycled_only) {
     s = static_cast<Segment*>(MapAligned(kSegmentSize, kSegmentSize));
     if (s == nullptr) return nullptr;
   }
-  // Huge mappings of 4 MiB and more were advised huge pages: a small-page
-  // segment made of one keeps the 2 MiB pages it has, and faults in small
-  // ones where it was purged.
+  // A segment made of a cached huge mapping keeps whatever 2 MiB pages it
+  // has (the system's THP policy may have given it some) and faults in
+  // small ones where it was purged.
   if (huge) madvise(s, kSegmentSize, MADV_HUGEPAGE);
   else if (recycled) madvise(s, kSegmentSize, MADV_NOHUGEPAGE);
   // Old user data: the header starts zeroed, as fresh memory does.
@@ -380,9 +380,9 @@ void ReleaseSegment(Heap* h, Segment* s) {
   munmap(s, kSegmentSize);
 }
 
-// The lowest run of `slots` free slots in `s` starting at `first` or later,
-// or -1. Prefers a run that is all resident (dirty), then one that is partly
-// resident: resident slots cost no page faults and no new RSS. Any start
+// A run of `slots` free slots in `s` starting at `first` or later, or -1:
+// the lowest that is all resident (dirty), else the lowest partly resident,
+// else the lowest: resident slots cost no page faults and no new RSS. Any start
 // will do: a span aligned to its length (as pages once were) left resident
 // free slots unusable for a large page beside them, and clean memory was
 // faulted in instead.

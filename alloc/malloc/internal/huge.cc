@@ -133,8 +133,9 @@ void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed) {
       best = i;
     }
   }
-  // Else the resident cached mapping under a segment's size (FreeHuge keeps
-  // at most one), trimmed or grown to fit: its pages cost no fault and no
+  // Else a resident cached mapping under a segment's size (FreeHuge keeps
+  // one; a segment taken from a larger mapping may leave its tail), trimmed
+  // or grown to fit: its pages cost no fault and no
   // new RSS, where a fresh mapping would have stacked on top of them for
   // ten purge delays. (The cc1plus trace's huge blocks come in a dozen
   // sizes from 260 KiB to 832 KiB: at its peak the cache held 0.5 MiB
@@ -157,6 +158,9 @@ void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed) {
     RecountRecyclableLocked();
   }
   pthread_mutex_unlock(&g_huge_lock);
+  // Bytes from `base` that may hold old data (all of a reused mapping; a
+  // grown one's new tail is fresh, zero memory).
+  size_t dirty_bytes = dirty ? map_bytes : 0;
   if (resize && map_bytes > need) {
     munmap(base + need, map_bytes - need);
     map_bytes = need;
@@ -165,6 +169,7 @@ void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed) {
     if (grown == MAP_FAILED) {
       munmap(base, map_bytes);
       base = nullptr;
+      dirty_bytes = 0;
     } else {
       base = static_cast<char*>(grown);
       map_bytes = need;
@@ -189,8 +194,9 @@ void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed) {
   }
   uintptr_t user = reinterpret_cast<uintptr_t>(base);
   if (alignment > 4096) user = (user + alignment - 1) & ~(alignment - 1);
-  if (zeroed && dirty) {
-    memset(reinterpret_cast<void*>(user), 0, bytes);
+  if (zeroed && dirty_bytes > user - reinterpret_cast<uintptr_t>(base)) {
+    const size_t old = dirty_bytes - (user - reinterpret_cast<uintptr_t>(base));
+    memset(reinterpret_cast<void*>(user), 0, old < bytes ? old : bytes);
   }
   pthread_mutex_lock(&g_huge_lock);
   const bool ok = HugeInsertLocked(user, base, map_bytes);

@@ -64,8 +64,8 @@ const char* CheckPage(const Page* p, int* invariant) {
     TM_FAIL(3, "a page's cells do not fit its span");
   }
   // One bit per cell: the densest page is one slot of 16-byte cells, and a
-  // class above 8 KiB spans just enough slots for 7-12 cells (one above
-  // 16 KiB).
+  // class above 8 KiB spans just enough slots for 7-12 cells (one to
+  // three above 16 KiB).
   uint64_t seen[kSlotSize / kMinCellSize / 64] = {};
   if (p->capacity > kSlotSize / kMinCellSize) {
     TM_FAIL(3, "a page claims more cells than its densest class holds");

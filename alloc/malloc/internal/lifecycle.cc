@@ -47,19 +47,20 @@ void PurgeSegments(Heap* h, uint64_t now, bool force) {
 }
 
 // Retires every empty page of `h`. keep_one: but the first of each class
-// whose pages are one slot, which a program that empties and refills a class
-// (W1's batches) would otherwise re-carve every time. Empty pages of several
-// slots (classes above 8 KiB) go: kept, each held 128 KiB-512 KiB resident
-// for a class the program may not use again (at the cc1plus trace's peak,
-// ten such pages held 1.7 MiB); re-making one costs a new page, at most once
-// a purge tick or a NewPage's retire.
+// up to 8 KiB (pages of one slot and many cells), which a program that
+// empties and refills a class (W1's batches) would otherwise re-carve every
+// time. Empty pages of the classes above go: kept, each held 64 KiB-512 KiB
+// resident for a class the program may not use again (at the cc1plus
+// trace's peak, ten such pages held 1.7 MiB); re-making one costs a new
+// page, at most once a purge tick or a NewPage's retire.
 void RetireEmptyPages(Heap* h, bool keep_one) {
   for (int c = 0; c < kNumClasses; ++c) {
     Page* p = BinEmpty(h, c) ? nullptr : h->bins[c];
     bool first = true;
     while (p != nullptr) {
       Page* next = p->next;
-      if (p->used == 0 && !(keep_one && first && p->slots == 1)) {
+      if (p->used == 0 &&
+          !(keep_one && first && p->slots == 1 && c < kFirstLargeClass)) {
         RetirePage(h, p);
       }
       first = false;

@@ -178,14 +178,21 @@ constexpr bool IsCellStartScaled(uint64_t offset, uint64_t start_magic) {
 constexpr uint64_t CellIndexScaled(uint64_t offset, uint64_t start_magic) {
   return CellIndex(offset, start_magic >> kCellStartShift);
 }
+// The longest span of any class's page.
+constexpr int MaxSlotsPerPage() {
+  int most = 0;
+  for (int c = 0; c < kNumClasses; ++c) {
+    if (SlotsPerPage(c) > most) most = SlotsPerPage(c);
+  }
+  return most;
+}
 static_assert(kMaxClassSize <= (size_t{1} << 18) &&
-                  SlotsPerPage(ClassOf(kMultiCellMaxSize)) * kSlotSize <=
-                      kMaxPageSpan,
+                  MaxSlotsPerPage() * kSlotSize <= kMaxPageSpan,
               "the bounds the cell arithmetic relies on");
 
 // Cells of class `c` carved per refill of a page's free list: about 4 KiB
-// at a time (at least four cells), so a fresh page touches memory as it is
-// used, not all at once.
+// at a time below 1 KiB, four cells up to 4 KiB, one from there, so a fresh
+// page touches memory as it is used, not all at once.
 constexpr uint32_t CellsPerCarve(int c) {
   const size_t size = ClassSize(c);
   // From 4 KiB, one cell a carve: carving writes a line into each cell it
