@@ -76,9 +76,10 @@
 //     huge blocks, often written in part: huge.cc): a heap past 32 MiB
 //     faults its memory in 2 MiB pages (one fault instead of 512, and TLB
 //     reach for a large live set), and its RSS grows in 2 MiB steps
-//     (kSmallPageSegments says what that costs). In the first segments' small pages, a carve of cells up
-//     to 1 KiB into memory never resident prefaults the next 16 KiB with one
-//     MADV_POPULATE_WRITE instead of four faults (kPrefaultBytes).
+//     (kSmallPageSegments says what that costs). In the first segments'
+//     small pages, a carve of cells up to 1 KiB into memory never resident
+//     prefaults the next 16 KiB with one MADV_POPULATE_WRITE instead of
+//     four faults (kPrefaultBytes).
 //   * A thread's heap outlives the thread: at exit it is abandoned, other
 //     threads' frees keep landing in it, any thread's slow path collects one
 //     abandoned heap now and then (frees its empty pages and segments), and

@@ -442,14 +442,14 @@ void RecountRecyclableLocked();
 
 // lifecycle.cc
 void PurgeSegments(Heap* h, uint64_t now, bool force);
-void RetireEmptyPages(Heap* h, bool keep_one);
-// Retires the empty pages of the large classes (kFirstLargeClass on: pages
-// of one to three cells, each a freed large block's memory). Their queues
-// are short: a page whose cells are all live leaves its queue once the next
-// allocation of its class finds it spent, so this costs a visit per large
+// Retires the empty pages of classes `first_class` on (keep_one: see
+// lifecycle.cc). Returns whether it retired any. From kFirstLargeClass (pages
+// of one to three cells, each a freed large block's memory) the walk is
+// cheap: a page whose cells are all live leaves its queue once the next
+// allocation of its class finds it spent, so it costs a visit per large
 // class, per page it retires and per page with a free cell beside a live
-// one. Returns whether it retired any.
-bool RetireEmptyLargeClassPages(Heap* h);
+// one.
+bool RetireEmptyPages(Heap* h, bool keep_one, int first_class = 0);
 void CollectHeap(Heap* h, bool force);
 void CollectOneAbandoned(bool force);
 void MaybePurge(Heap* h, bool force);

@@ -382,10 +382,10 @@ void ReleaseSegment(Heap* h, Segment* s) {
 
 // A run of `slots` free slots in `s` starting at `first` or later, or -1:
 // the lowest that is all resident (dirty), else the lowest partly resident,
-// else the lowest: resident slots cost no page faults and no new RSS. Any start
-// will do: a span aligned to its length (as pages once were) left resident
-// free slots unusable for a large page beside them, and clean memory was
-// faulted in instead.
+// else the lowest: resident slots cost no page faults and no new RSS. Any
+// start will do: a span aligned to its length (as pages once were) left
+// resident free slots unusable for a large page beside them, and clean
+// memory was faulted in instead.
 int FindRun(const Segment* s, int slots, int first) {
   // Bit i of `starts`: slots i .. i + slots - 1 are free; of `all_dirty`:
   // all of them are dirty; of `any_dirty`: one of them is.
@@ -440,10 +440,10 @@ Page* NewPage(Heap* h, int c) {
   int slot = -1;
   Segment* s = FindRunInHeap(h, slots, first, &slot);
   if (s != nullptr && !RunIsResident(s, slot, slots) &&
-      RetireEmptyLargeClassPages(h)) {
+      RetireEmptyPages(h, false, kFirstLargeClass)) {
     // Slots never used cost faults and RSS; the pages of freed large blocks
-    // waiting in the queues hold resident ones (RetireEmptyLargeClassPages:
-    // a cheap walk, before every such new page).
+    // waiting in the queues hold resident ones (a cheap walk: only the large
+    // classes' queues, before every such new page).
     s = FindRunInHeap(h, slots, first, &slot);
   }
   if (s != nullptr && !RunIsResident(s, slot, slots) &&

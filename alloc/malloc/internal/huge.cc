@@ -135,11 +135,11 @@ void* AllocateHuge(size_t bytes, size_t alignment, bool zeroed) {
   }
   // Else a resident cached mapping under a segment's size (FreeHuge keeps
   // one; a segment taken from a larger mapping may leave its tail), trimmed
-  // or grown to fit: its pages cost no fault and no
-  // new RSS, where a fresh mapping would have stacked on top of them for
-  // ten purge delays. (The cc1plus trace's huge blocks come in a dozen
-  // sizes from 260 KiB to 832 KiB: at its peak the cache held 0.5 MiB
-  // resident that no request was within 25% of.)
+  // or grown to fit: its pages cost no fault and no new RSS, where a fresh
+  // mapping would have stacked on top of them for ten purge delays. (The
+  // cc1plus trace's huge blocks come in a dozen sizes from 260 KiB to 832
+  // KiB: at its peak the cache held 0.5 MiB resident that no request was
+  // within 25% of.)
   bool resize = false;
   if (best < 0 && need < kSegmentSize) {
     for (int i = 0; i < g_huge_cache_count; ++i) {

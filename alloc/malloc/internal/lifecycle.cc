@@ -53,8 +53,9 @@ void PurgeSegments(Heap* h, uint64_t now, bool force) {
 // resident for a class the program may not use again (at the cc1plus
 // trace's peak, ten such pages held 1.7 MiB); re-making one costs a new
 // page, at most once a purge tick or a NewPage's retire.
-void RetireEmptyPages(Heap* h, bool keep_one) {
-  for (int c = 0; c < kNumClasses; ++c) {
+bool RetireEmptyPages(Heap* h, bool keep_one, int first_class) {
+  bool any = false;
+  for (int c = first_class; c < kNumClasses; ++c) {
     Page* p = BinEmpty(h, c) ? nullptr : h->bins[c];
     bool first = true;
     while (p != nullptr) {
@@ -62,23 +63,9 @@ void RetireEmptyPages(Heap* h, bool keep_one) {
       if (p->used == 0 &&
           !(keep_one && first && p->slots == 1 && c < kFirstLargeClass)) {
         RetirePage(h, p);
-      }
-      first = false;
-      p = next;
-    }
-  }
-}
-
-bool RetireEmptyLargeClassPages(Heap* h) {
-  bool any = false;
-  for (int c = kFirstLargeClass; c < kNumClasses; ++c) {
-    Page* p = BinEmpty(h, c) ? nullptr : h->bins[c];
-    while (p != nullptr) {
-      Page* next = p->next;
-      if (p->used == 0) {
-        RetirePage(h, p);
         any = true;
       }
+      first = false;
       p = next;
     }
   }

@@ -116,9 +116,9 @@ static_assert(SmallClassOf(0) == 0 && SmallClassOf(1) == 0 &&
 // ("large"), pages of as few slots as hold one cell (1-4 slots; up to 32 KiB
 // a slot holds two or three, and NewPage carves every cell that fits), so a
 // large block's memory goes back to its segment, free for any class, once
-// it is freed and its page retired. (At
-// eight cells a page of a 160-256 KiB class spanned 2 MiB: one block kept
-// that much resident in a huge-page segment. A replayed cc1plus trace: peak
+// it is freed and its page retired. (At eight cells a page of a 160-256 KiB
+// class spanned 2 MiB: one block kept that much resident in a huge-page
+// segment. A replayed cc1plus trace: peak
 // RSS growth / peak live 2.1 -> 1.9, the Python trace 5.5 -> 3.9, sqlite's
 // peak RSS 55.8 -> 53.0 MB; a 100 KiB round trip 3.7 -> 4.1 ns, 2026-12-06.
 // From 64 KiB down to 16 KiB, with NewPage retiring empty one-cell pages
@@ -200,7 +200,8 @@ constexpr uint32_t CellsPerCarve(int c) {
   // replayed Python trace's peak RSS growth / peak live 1.65-1.69 -> 1.58,
   // 2026-12-07; its time and W1's level). Below, at least four: carving one
   // cell at a time sent every allocation through the slow path.
-  return size >= 4096 ? 1 : size >= 1024 ? 4 : static_cast<uint32_t>(4096 / size);
+  if (size >= 4096) return 1;
+  return size >= 1024 ? 4 : static_cast<uint32_t>(4096 / size);
 }
 
 }  // namespace malloc_internal
