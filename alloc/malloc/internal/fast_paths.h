@@ -44,9 +44,19 @@ TM_NOINLINE void FreeSizedNotInSegment(void* ptr, size_t bytes);
 // Allocation.
 // ---------------------------------------------------------------------------
 
+// Which cell PopCell starts loading for the class's next allocation.
+enum class PrefetchNext {
+  kNo,
+  // Always, without a test: the small classes, whose pages hold many cells.
+  kAlways,
+  // When there is one: the classes above 1 KiB, whose one-cell pages have
+  // none (see PopCell).
+  kIfAny,
+};
+
 // A cell of page `p`, the head of its class's queue in heap `h`, or nullptr
-// when both of the page's lists are empty. `kPrefetchNext`: see below.
-template <Counting C, bool kPrefetchNext = false>
+// when both of the page's lists are empty.
+template <Counting C, PrefetchNext kPrefetch = PrefetchNext::kNo>
 inline Cell* PopCell(Heap* h, Page* p) {
   Cell* cell = p->free;
   if (TM_UNLIKELY(cell == nullptr)) {
@@ -57,17 +67,22 @@ inline Cell* PopCell(Heap* h, Page* p) {
   }
   Cell* const next = NextFree(cell);
   p->free = next;
-  if constexpr (kPrefetchNext) {
-    // The next allocation of this class pops `next`: start its load now. A
-    // cell freed long ago (a program freeing a tree, then building another)
-    // is out of cache, and that pop's load of its link is what malloc waits
-    // on. A replayed cc1plus trace, steady passes: 7.39 against 7.67 ns a
-    // call (15 passes a side); rt_64, W1, W3 level, W4 faster. Only for the
-    // small classes, whose pages hold many cells: a prefetch of a null
-    // `next` (the page's last free cell, every time in a one-cell page) is
-    // a failed page walk on these VMs, and made a 100 KiB round trip 50%
-    // slower.
+  // The next allocation of this class pops `next`: start its load now. A
+  // cell freed long ago (a program freeing a tree, then building another)
+  // is out of cache, and that pop's load of its link is what malloc waits
+  // on. The small classes: a replayed cc1plus trace, steady passes, 7.39
+  // against 7.67 ns a call (15 passes a side); rt_64, W1, W3 level, W4
+  // faster. A prefetch of a null `next` (the page's last free cell, every
+  // time in a one-cell page) is a failed page walk on these VMs, and made a
+  // 100 KiB round trip 50% slower: the classes above 1 KiB test for it
+  // first. Their prefetch (2026-12-07, preloaded library, alternating runs):
+  // W1 8.11 against 8.44 ns (21 runs a side), W1 touched 10.93 against
+  // 11.29, the cc1plus trace 9.96 against 10.24 (7); rt_100k, rt_1k, W3
+  // level.
+  if constexpr (kPrefetch == PrefetchNext::kAlways) {
     __builtin_prefetch(next, 1, 3);
+  } else if constexpr (kPrefetch == PrefetchNext::kIfAny) {
+    if (next != nullptr) __builtin_prefetch(next, 1, 3);
   }
   ++p->used;
   cell->canary = 0;
@@ -82,7 +97,7 @@ template <Counting C>
 inline void* AllocateClass(int c) {
   Heap* h = tls_heap;
   if (TM_LIKELY(h != nullptr)) {
-    Cell* cell = PopCell<C>(h, h->bins[c]);
+    Cell* cell = PopCell<C, PrefetchNext::kIfAny>(h, h->bins[c]);
     if (TM_LIKELY(cell != nullptr)) return cell;
   }
   return AllocateClassSlow<C>(c);
@@ -94,7 +109,8 @@ template <Counting C>
 inline void* AllocateSmall(size_t bytes) {
   Heap* h = tls_heap;
   if (TM_LIKELY(h != nullptr)) {
-    Cell* cell = PopCell<C, true>(h, h->direct[SmallGranuleOf(bytes)]);
+    Cell* cell = PopCell<C, PrefetchNext::kAlways>(
+        h, h->direct[SmallGranuleOf(bytes)]);
     if (TM_LIKELY(cell != nullptr)) return cell;
   }
   return AllocateClassSlow<C>(SmallClassOf(bytes));
