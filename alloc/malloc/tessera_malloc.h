@@ -17,10 +17,13 @@
 //     segments, so a foreign pointer is recognised without reading it.
 //   * A segment is 64 slots of 64 KiB, owned by one heap. A page is 1-4
 //     slots holding cells of one size class (52 classes, 16 B to 256 KiB,
-//     at most 25% waste above 128 B): at least eight cells up to 16 KiB,
+//     at most 25% waste above 128 B): at least seven cells up to 16 KiB,
 //     one above (so a large block's slots go back to the segment, free for
 //     any class, when it is freed), in as few slots as hold them, anywhere
-//     in the segment; its record lives in the segment header.
+//     in the segment; its record lives in the segment header. The cells of
+//     a 1-16 KiB class start 0-15 cache lines into the span (the page's
+//     colour), so that the first lines of its cells in different pages do
+//     not all fall into the same few cache sets.
 //   * One heap per thread (initial-exec TLS, no lock on any fast path). Each
 //     page has three free lists: `free` (allocation pops, the owner's frees
 //     push: last in, first out, so a block freed is the next one handed out
@@ -123,7 +126,9 @@
 //      ways. Free slots, guards and tails record no carved bytes (free's
 //      fast path bounds a pointer by its own slot's record).
 //   3. A page's class, block size and span agree, it holds at least one
-//      cell and its cells fit its span,
+//      cell and its cells fit its span, starting at the span's first byte
+//      (after the header in slot 0), or 0-15 lines past it in the coloured
+//      classes (1-16 KiB),
 //      and used + cells on free/local_free == cells carved (<= in a page
 //      that dropped a corrupt list, hardened builds: those cells are lost
 //      until the page retires); no more cells sit on thread_free than are

@@ -124,6 +124,37 @@ TEST(TesseraMallocTest, AlignedRequestsAreAlignedAndFreeable) {
   ExpectIntact();
 }
 
+// Pages of the 1-16 KiB classes start 0-15 lines into their span (their
+// colour), so that the first lines of their cells spread over the cache's
+// sets: 4 KiB blocks from several pages (a new thread's heap) sit at several
+// whole-line offsets from a 4 KiB boundary. A 4 KiB-aligned request of
+// 4 KiB, which those pages no longer serve naturally, is still aligned.
+TEST(TesseraMallocTest, PagesOfKiBClassesStartAtDifferentCacheLines) {
+  std::set<uintptr_t> offsets;
+  std::vector<void*> blocks;
+  std::thread thread([&] {
+    for (int i = 0; i < 64; ++i) {  // five pages of at most 15 cells
+      void* p = M().Allocate(4096);
+      ASSERT_NE(p, nullptr);
+      std::memset(p, 7, 4096);
+      offsets.insert(reinterpret_cast<uintptr_t>(p) % 4096);
+      blocks.push_back(p);
+    }
+    ExpectIntact();
+    void* aligned = M().Allocate(4096, 4096);
+    ASSERT_NE(aligned, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned) % 4096, 0u);
+    std::memset(aligned, 7, 4096);
+    ExpectIntact();
+    M().Deallocate(aligned, 4096, 4096);
+    for (void* p : blocks) M().Deallocate(p, 4096);
+    ExpectIntact();
+  });
+  thread.join();
+  EXPECT_GE(offsets.size(), 4u);
+  for (uintptr_t offset : offsets) EXPECT_EQ(offset % 64, 0u) << offset;
+}
+
 TEST(TesseraMallocTest, ReallocateKeepsContentsAcrossEveryTier) {
   size_t bytes = 8;
   auto* p = static_cast<unsigned char*>(M().Allocate(bytes));

@@ -131,12 +131,14 @@ namespace {
 
 size_t ClassOfAligned(size_t bytes, size_t alignment, bool* natural) {
   // A class whose cells are all aligned: size a multiple of the alignment
-  // (cells start at a 16 KiB boundary at least).
+  // (cells start at a 16 KiB boundary at least; in the coloured classes,
+  // 0-15 lines past one: only 64-byte alignment comes naturally there).
   *natural = false;
   if (alignment <= kSegmentHeaderBytes) {
     for (int c = ClassOf(bytes < alignment ? alignment : bytes);
          c < kNumClasses; ++c) {
-      if (ClassSize(c) % alignment == 0) {
+      if (ClassSize(c) % alignment == 0 &&
+          (alignment <= kColorBytes || !IsColoredClass(c))) {
         if (ClassSize(c) <= 2 * (bytes > alignment ? bytes : alignment)) {
           *natural = true;
           return static_cast<size_t>(c);

@@ -500,12 +500,23 @@ Page* NewPage(Heap* h, int c) {
   const size_t bytes = static_cast<size_t>(slots) * kSlotSize -
                        static_cast<size_t>(cells - start);
   const size_t bs = ClassSize(c);
+  size_t capacity = bytes / bs;
+  if (IsColoredClass(c)) {
+    // The page's colour (size_classes.h): consecutive slots and segments
+    // take different lines, the cells after them shifted by as many.
+    if (bytes - capacity * bs < (kColors - 1) * kColorBytes) --capacity;
+    const uintptr_t color =
+        (static_cast<uintptr_t>(slot) * 7 + (slot >> 4) * 3 +
+         (reinterpret_cast<uintptr_t>(s) >> kSegmentShift) * 5) %
+        kColors;
+    cells += color * kColorBytes;
+  }
   p->free = nullptr;
   p->local_free = nullptr;
   p->thread_free.store(0, std::memory_order_relaxed);
   p->used = 0;
   p->carved_bytes.store(0, std::memory_order_relaxed);
-  p->capacity = static_cast<uint32_t>(bytes / bs);
+  p->capacity = static_cast<uint32_t>(capacity);
   p->block_size = static_cast<uint32_t>(bs);
   p->start_magic = CellStartMagic(bs);
   p->kind = kSlotPage;

@@ -63,6 +63,14 @@ const char* CheckPage(const Page* p, int* invariant) {
       p->cells + static_cast<size_t>(p->capacity) * p->block_size > end) {
     TM_FAIL(3, "a page's cells do not fit its span");
   }
+  const size_t color_offset = static_cast<size_t>(
+      p->cells - (p == s->pages ? start + kSegmentHeaderBytes : start));
+  if (IsColoredClass(p->size_class)
+          ? color_offset % kColorBytes != 0 ||
+                color_offset >= kColors * kColorBytes
+          : color_offset != 0) {
+    TM_FAIL(3, "a page's cells do not start where its span and colour say");
+  }
   // One bit per cell: the densest page is one slot of 16-byte cells, and a
   // class above 8 KiB spans just enough slots for 7-12 cells (one to
   // three above 16 KiB).
