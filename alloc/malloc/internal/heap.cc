@@ -503,8 +503,9 @@ Page* NewPage(Heap* h, int c) {
   size_t capacity = bytes / bs;
   if (IsColoredClass(c)) {
     // The page's colour (size_classes.h): consecutive slots and segments
-    // take different lines, the cells after them shifted by as many.
-    if (bytes - capacity * bs < (kColors - 1) * kColorBytes) --capacity;
+    // take different lines, the cells after them shifted by as many, and
+    // as many cells as fit past the largest colour.
+    capacity = (bytes - (kColors - 1) * kColorBytes) / bs;
     const uintptr_t color =
         (static_cast<uintptr_t>(slot) * 7 + (slot >> 4) * 3 +
          (reinterpret_cast<uintptr_t>(s) >> kSegmentShift) * 5) %
