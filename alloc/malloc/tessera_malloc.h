@@ -17,7 +17,8 @@
 //     segments, so a foreign pointer is recognised without reading it.
 //   * A segment is 64 slots of 64 KiB, owned by one heap. A page is 1-4
 //     slots holding cells of one size class (52 classes, 16 B to 256 KiB,
-//     at most 25% waste above 128 B): at least seven cells up to 16 KiB,
+//     at most 25% waste above 128 B): at least eight cells up to 16 KiB
+//     (five to seven beside the segment header or past a page colour in some),
 //     one above (so a large block's slots go back to the segment, free for
 //     any class, when it is freed), in as few slots as hold them, anywhere
 //     in the segment; its record lives in the segment header. The cells of

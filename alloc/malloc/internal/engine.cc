@@ -55,10 +55,13 @@ template void* AllocateClassSlow<Counting::kExact>(int);
 template void* AllocateClassSlow<Counting::kNone>(int);
 
 TM_NOINLINE void ReportOutsideCells(const Page* p, uintptr_t a) {
-  Report(Violation::kForeignPointer, reinterpret_cast<void*>(a),
-         a < reinterpret_cast<uintptr_t>(p->cells)
-             ? "points into a segment header"
-             : "points past the cells handed out by its page");
+  const char* what = "points past the cells handed out by its page";
+  if (a < reinterpret_cast<uintptr_t>(p->cells)) {
+    what = (a & (kSegmentSize - 1)) < kSegmentHeaderBytes
+               ? "points into a segment header"
+               : "points before its page's first cell (the page's colour)";
+  }
+  Report(Violation::kForeignPointer, reinterpret_cast<void*>(a), what);
 }
 
 template <Counting C>

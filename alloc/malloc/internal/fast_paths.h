@@ -49,8 +49,9 @@ enum class PrefetchNext {
   kNo,
   // Always, without a test: the small classes, whose pages hold many cells.
   kAlways,
-  // When there is one: the classes above 1 KiB, whose one-cell pages have
-  // none (see PopCell).
+  // When there is one: the classes above 1 KiB, whose pages hold 5-63 cells
+  // (one above 16 KiB), so the last free cell's `next` is often null (see
+  // PopCell).
   kIfAny,
 };
 

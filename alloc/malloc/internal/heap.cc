@@ -600,7 +600,13 @@ void Prefault(Page* p, uint32_t end) {
   if (to > span) to = span;
   if (to <= p->populated) return;
   const int saved_errno = errno;  // malloc that succeeds leaves errno be
-  if (madvise(p->cells + p->populated, to - p->populated,
+  // From the memory page that holds the first byte not yet populated: the
+  // cells of a coloured page (and the byte after a populated run) are not
+  // page-aligned, and madvise takes only aligned starts (EINVAL, which
+  // would switch prefault off for the whole process below).
+  char* const from = reinterpret_cast<char*>(
+      reinterpret_cast<uintptr_t>(p->cells + p->populated) & ~uintptr_t{4095});
+  if (madvise(from, static_cast<size_t>(p->cells + to - from),
               MADV_POPULATE_WRITE) != 0) {
     if (errno == EINVAL) g_no_prefault.store(true, std::memory_order_relaxed);
     errno = saved_errno;

@@ -72,7 +72,7 @@ const char* CheckPage(const Page* p, int* invariant) {
     TM_FAIL(3, "a page's cells do not start where its span and colour say");
   }
   // One bit per cell: the densest page is one slot of 16-byte cells, and a
-  // class above 8 KiB spans just enough slots for 7-12 cells (one to
+  // class above 8 KiB spans just enough slots for 6-12 cells (one to
   // three above 16 KiB).
   uint64_t seen[kSlotSize / kMinCellSize / 64] = {};
   if (p->capacity > kSlotSize / kMinCellSize) {

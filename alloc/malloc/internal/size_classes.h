@@ -17,7 +17,8 @@
 // any pointer finds its segment by masking its low 22 bits. A segment is 64
 // slots of 64 KiB; a page (the cells of one class, owned by one heap) spans a
 // run of as few slots as hold eight cells of its class up to 16 KiB, one cell
-// above (SlotsPerPage), anywhere in its segment (FindRun).
+// above (SlotsPerPage), anywhere in its segment (FindRun). (Fewer than eight
+// where the segment header or a page colour takes room: at least five.)
 
 #ifndef TESSERA_ALLOC_MALLOC_INTERNAL_SIZE_CLASSES_H_
 #define TESSERA_ALLOC_MALLOC_INTERNAL_SIZE_CLASSES_H_
@@ -111,8 +112,9 @@ static_assert(SmallClassOf(0) == 0 && SmallClassOf(1) == 0 &&
               SmallClassOf(17) == 1 && SmallClassOf(129) == 8 &&
               SmallClassOf(161) == 9 && SmallClassOf(1024) == ClassOf(1024));
 
-// Classes up to kMultiCellMaxSize have pages of at least eight cells (one
-// slot for every class up to 8 KiB, two slots above); the classes above
+// Classes up to kMultiCellMaxSize have pages sized for eight cells (one
+// slot for every class up to 8 KiB, two slots above; five to seven of them
+// fit beside the segment header or past a page colour in some classes); the classes above
 // ("large"), pages of as few slots as hold one cell (1-4 slots; up to 32 KiB
 // a slot holds two or three, and NewPage carves every cell that fits), so a
 // large block's memory goes back to its segment, free for any class, once
@@ -155,10 +157,14 @@ static_assert(SlotsPerPage(0) == 1 &&
 // a batch of such blocks (the free list's links, the double-free canary,
 // the program's own headers) evicts itself. So NewPage starts each page of
 // these classes 0-15 lines past its slot (its colour, from the slot and
-// the segment), giving up one cell where the span has no room for it (the
-// classes whose size divides the span: 1, 1.25, 2, 4, 8, 16 KiB). Cells
-// stay 64-byte aligned, so a larger alignment no longer comes naturally
-// from these classes (ClassOfAligned). W1 (2,048 blocks of 64 B-4 KiB freed
+// the segment), giving up one cell where fewer than 15 lines were left
+// over past the last one (in slots 1-63 the 1, 1.25, 2, 4, 8 and 16 KiB
+// classes; beside the segment header more). Cells stay 64-byte aligned, so
+// a larger alignment no longer comes naturally from these classes
+// (ClassOfAligned): a request aligned to more than 64 bytes takes a cell of
+// its size plus the alignment, twice the size for a 4 KiB-aligned 4 KiB
+// block, and marks the page as holding aligned blocks (an interior pointer
+// into it is then freed as the block it lies in, not reported). W1 (2,048 blocks of 64 B-4 KiB freed
 // in shuffled order): 6.12 against 7.48 ns a pair, W1 touched 8.29 against
 // 10.32 (tcmalloc 7.02 and 9.70; 9 alternating runs of the preloaded
 // library, 2026-12-07); colouring only the classes that are not powers of

@@ -43,8 +43,11 @@ TEST(SizeClassesTest, PagesHoldEightCellsUpTo16KiBAndAreSizedForOneAbove) {
     EXPECT_GE(CellsPerCarve(c), 1u);
     if (ClassSize(c) <= kMultiCellMaxSize) {
       EXPECT_LT(c, kFirstLargeClass);
-      // Slot 0 loses 16 KiB to the segment header: still 6+ cells there.
-      EXPECT_GE((span - 16384) / ClassSize(c), 6u) << c;
+      // Slot 0 loses 16 KiB to the segment header, and a coloured page up
+      // to 15 lines: still 5+ cells there.
+      EXPECT_GE((span - 16384 - (kColors - 1) * kColorBytes) / ClassSize(c),
+                5u)
+          << c;
       // And no slot more than eight cells need.
       EXPECT_LT((span - kSlotSize), 8 * ClassSize(c)) << c;
     } else {
