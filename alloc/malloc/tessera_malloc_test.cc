@@ -594,6 +594,36 @@ TEST(TesseraMallocTest, AThreadWithAnExitedThreadsPointerFreesItsBlocksRemotely)
 // Collect(true) (malloc_trim) purges every abandoned heap, not one heap
 // again and again: three threads that allocated at once (so three heaps)
 // free everything and exit, leaving heaps with freshly freed, dirty slots.
+// A thread whose heap cannot be registered for the key's destructor
+// (pthread_setspecific failing, as it can with ENOMEM) is served by the
+// orphan heap and leaves no heap owned by it: one left so would pass for
+// the heap of a later thread given the same thread pointer, and no collector
+// would reclaim it.
+TEST(TesseraMallocTest, AThreadWhoseHeapCannotBeRegisteredLeavesNoHeapBehind) {
+  namespace mi = malloc_internal;
+  auto* const saved = mi::g_set_thread_heap;
+  mi::g_set_thread_heap = [](pthread_key_t, const void*) { return ENOMEM; };
+  uintptr_t thread_pointer = 0;
+  bool had_heap = true;
+  std::thread thread([&] {
+    thread_pointer = mi::ThreadPointer();
+    for (size_t bytes : {size_t{64}, size_t{100000}}) {
+      void* p = M().Allocate(bytes);
+      ASSERT_NE(p, nullptr) << bytes;
+      std::memset(p, 5, bytes);
+      had_heap = had_heap && mi::tls_heap != nullptr;
+      M().Deallocate(p, bytes);
+    }
+  });
+  thread.join();
+  mi::g_set_thread_heap = saved;
+  EXPECT_FALSE(had_heap);
+  for (mi::Heap* h = mi::g_registry.load(); h != nullptr; h = h->registry_next) {
+    EXPECT_NE(h->owner_thread, thread_pointer);
+  }
+  ExpectIntact();
+}
+
 TEST(TesseraMallocTest, CollectPurgesEveryAbandonedHeap) {
   namespace mi = malloc_internal;
   constexpr int kThreads = 3;

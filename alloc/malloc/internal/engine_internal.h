@@ -307,6 +307,11 @@ inline std::atomic<uint32_t> g_purge_delay_ms{kDefaultPurgeDelayMs};
 // cc1plus trace's RSS/live read 1.95-2.23 in both builds).
 inline constexpr uint32_t kHugeCachePurgeDelays = 10;
 inline std::atomic<ViolationHook> g_hook{nullptr};
+// How AcquireHeap registers a thread's heap for the key's destructor:
+// pthread_setspecific, which tests replace with one that fails (it can,
+// with ENOMEM, for keys past the first 32).
+inline int (*g_set_thread_heap)(pthread_key_t, const void*) =
+    pthread_setspecific;
 
 TM_TLS inline thread_local Heap* tls_heap = nullptr;
 TM_TLS inline thread_local bool tls_dead = false;  // past the key destructor

@@ -200,7 +200,17 @@ Heap* AcquireHeap() {
   SetHeapOwner(h, ThreadPointer());
   tls_heap = h;
   // May allocate (keys beyond the first 32): tls_heap is already set.
-  pthread_setspecific(g_thread_key, h);
+  if (TM_UNLIKELY(g_set_thread_heap(g_thread_key, h) != 0)) {
+    // Without the key's destructor the heap would outlive the thread with
+    // the thread's pointer as its owner: a later thread given the same
+    // pointer would take its pages for its own, and no collector would
+    // ever reclaim them. Give it back at once (abandoned, for any thread
+    // to adopt); this call is served by the orphan heap, the next one
+    // tries again.
+    OnThreadExit(h);
+    tls_dead = false;
+    return nullptr;
+  }
   return h;
 }
 
