@@ -180,10 +180,13 @@ absl::StatusOr<Trace> ReadTrace(const std::string& path) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot read trace ", path, ": it is a directory"));
   }
-  // Mapped, not read into a string: a trace is hundreds of MB, and a replay
-  // that measures RSS should not start with that much freed into the
-  // allocator under test (a stream's doubling buffers and a copy of them
-  // were 800 MB of garbage for a 400 MB trace).
+  // Read into an anonymous mapping, not into a string: a trace is hundreds
+  // of MB, and a replay that measures RSS should not start with that much
+  // freed into the allocator under test (a stream's doubling buffers and a
+  // copy of them were 800 MB of garbage for a 400 MB trace). Not the file
+  // mapped either: a mapping raises SIGBUS when another process truncates
+  // the file while it is parsed, where a read returns what is there (a
+  // truncated trace, reported as one).
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const std::string why = std::strerror(errno);
@@ -195,33 +198,46 @@ absl::StatusOr<Trace> ReadTrace(const std::string& path) {
   }
   struct stat st {};
   void* map = MAP_FAILED;
+  size_t map_bytes = 0;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE,
-               fd, 0);
+    map_bytes = static_cast<size_t>(st.st_size);
+    map = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   }
   std::string bytes;  // a pipe or an empty file: read as it comes
-  if (map == MAP_FAILED) {
-    char buffer[1 << 16];
-    ssize_t n;
-    // A signal that interrupts a read of a pipe is not an error in the data.
-    while ((n = read(fd, buffer, sizeof buffer)) > 0 ||
-           (n < 0 && errno == EINTR)) {
-      if (n > 0) bytes.append(buffer, static_cast<size_t>(n));
-    }
+  size_t got = 0;     // into `map`: its size, or fewer if the file shrank
+  bool failed = false;
+  char buffer[1 << 16];
+  for (;;) {
+    char* const to = map != MAP_FAILED ? static_cast<char*>(map) + got : buffer;
+    const size_t room = map != MAP_FAILED ? map_bytes - got : sizeof buffer;
+    if (room == 0) break;
+    const ssize_t n = read(fd, to, room);
+    if (n < 0 && errno == EINTR) continue;  // a signal, not an error in the data
     if (n < 0) {
-      const std::string why = std::strerror(errno);
-      close(fd);
-      return absl::DataLossError(
-          absl::StrCat("error reading trace ", path, ": ", why));
+      failed = true;
+      break;
     }
+    if (n == 0) break;
+    if (map != MAP_FAILED) {
+      got += static_cast<size_t>(n);
+    } else {
+      bytes.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  if (failed) {
+    const std::string why = std::strerror(errno);
+    close(fd);
+    if (map != MAP_FAILED) munmap(map, map_bytes);
+    return absl::DataLossError(
+        absl::StrCat("error reading trace ", path, ": ", why));
   }
   close(fd);
   absl::StatusOr<Trace> trace = ParseTrace(
       map != MAP_FAILED
-          ? absl::string_view(static_cast<const char*>(map),
-                              static_cast<size_t>(st.st_size))
+          ? absl::string_view(static_cast<const char*>(map), got)
           : absl::string_view(bytes));
-  if (map != MAP_FAILED) munmap(map, static_cast<size_t>(st.st_size));
+  if (map != MAP_FAILED) munmap(map, map_bytes);
   if (!trace.ok()) {
     return absl::Status(trace.status().code(),
                         absl::StrCat(path, ": ", trace.status().message()));
