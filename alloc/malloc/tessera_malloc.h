@@ -124,8 +124,8 @@
 //      any slot), only free slots are dirty, the page count matches the
 //      leads, and the heap's count of empty segments is right. The heap's
 //      list of segments with dirty slots holds exactly those, linked both
-//      ways. Free slots, guards and tails record no carved bytes (free's
-//      fast path bounds a pointer by its own slot's record).
+//      ways. Free slots, guards and tails record no carved cells (free's
+//      fast path validates a pointer by its own slot's record).
 //   3. A page's class, block size and span agree, it holds at least one
 //      cell and its cells fit its span, starting at the span's first byte
 //      (after the header in slot 0), or 0-15 lines past it in the coloured

@@ -339,9 +339,9 @@ TEST(TesseraMallocTest, FreesBeyondAPagesFirstSlotAndIntoRetiredSlotsAreTold) {
 }
 
 // Invariant 2's new clause, enforced: a tail slot that recorded carved
-// bytes would let free's fast path take a pointer into it for a cell of the
+// cells would let free's fast path take a pointer into it for a cell of the
 // wrong page.
-TEST(TesseraMallocTest, IntegrityReportsATailSlotThatRecordsCarvedBytes) {
+TEST(TesseraMallocTest, IntegrityReportsATailSlotThatRecordsCarvedCells) {
   constexpr size_t kBytes = 10 << 10;  // 2-slot pages
   void* block = M().Allocate(kBytes);
   ASSERT_NE(block, nullptr);
@@ -352,11 +352,11 @@ TEST(TesseraMallocTest, IntegrityReportsATailSlotThatRecordsCarvedBytes) {
   ASSERT_EQ(lead->slots, 2);
   malloc_internal::Page* tail = lead + 1;
   ASSERT_EQ(tail->kind, malloc_internal::kSlotTail);
-  tail->carved_bytes.store(4096, std::memory_order_relaxed);
+  tail->carved_cells.store(1, std::memory_order_relaxed);
   absl::Status status = M().CheckIntegrity();
   EXPECT_FALSE(status.ok());
-  EXPECT_THAT(status.message(), HasSubstr("tail slot records carved bytes"));
-  tail->carved_bytes.store(0, std::memory_order_relaxed);
+  EXPECT_THAT(status.message(), HasSubstr("tail slot records carved cells"));
+  tail->carved_cells.store(0, std::memory_order_relaxed);
   ExpectIntact();
   M().Deallocate(block, kBytes);
   ExpectIntact();

@@ -97,13 +97,14 @@ struct alignas(64) Page {
   // or takes over the heap (SetHeapOwner, NewPage); atomic because other
   // threads' frees read it.
   std::atomic<uintptr_t> owner;
-  // CellStartMagic(block_size): is an offset a cell's start (and its index).
-  uint64_t start_magic;
+  // CellKey(block_size): CellIndexIfStart(a - cells, cell_key) is the index
+  // of the cell `a` starts, or a number above every page's cell count, so
+  // free validates a pointer with one compare against `carved_cells`.
+  uint64_t cell_key;
   uint32_t used;       // cells handed out and not back on free/local_free
-  // Bytes of cells carved so far (cells [0, carved_bytes / block_size)), in
-  // bytes so free bounds a pointer with one compare. Atomic (relaxed, plain
+  // Cells carved so far: cells [0, carved_cells). Atomic (relaxed, plain
   // moves on x86) because other threads' frees read it to validate.
-  std::atomic<uint32_t> carved_bytes;
+  std::atomic<uint32_t> carved_cells;
   uint32_t block_size;
   uint32_t capacity;   // cells the page can hold
   uint8_t kind;        // SlotKind
@@ -139,11 +140,14 @@ struct alignas(64) Page {
 };
 static_assert(sizeof(Page) == 128, "two cache lines per page record");
 
-inline uint32_t CarvedBytes(const Page* p) {
-  return p->carved_bytes.load(std::memory_order_relaxed);
+// Cells carved so far.
+inline uint32_t Reserved(const Page* p) {
+  return p->carved_cells.load(std::memory_order_relaxed);
 }
-// Cells carved so far. A divide: off the hot paths.
-inline uint32_t Reserved(const Page* p) { return CarvedBytes(p) / p->block_size; }
+// Bytes of cells carved so far, past `cells`.
+inline uint64_t CarvedBytes(const Page* p) {
+  return uint64_t{Reserved(p)} * p->block_size;
+}
 inline bool HasAligned(const Page* p) {
   return p->has_aligned.load(std::memory_order_relaxed) != 0;
 }

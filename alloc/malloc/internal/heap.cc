@@ -503,7 +503,7 @@ Page* NewPage(Heap* h, int c) {
     s->pages[slot + j].kind = kSlotTail;
     s->pages[slot + j].lead_offset = static_cast<uint8_t>(j);
     // Zero: the free fast path bounds a pointer by its own slot's record.
-    s->pages[slot + j].carved_bytes.store(0, std::memory_order_relaxed);
+    s->pages[slot + j].carved_cells.store(0, std::memory_order_relaxed);
   }
   char* start = reinterpret_cast<char*>(s) + (size_t{1} << kSlotShift) * slot;
   char* cells = slot == 0 ? start + kSegmentHeaderBytes : start;
@@ -526,10 +526,10 @@ Page* NewPage(Heap* h, int c) {
   p->local_free = nullptr;
   p->thread_free.store(0, std::memory_order_relaxed);
   p->used = 0;
-  p->carved_bytes.store(0, std::memory_order_relaxed);
+  p->carved_cells.store(0, std::memory_order_relaxed);
   p->capacity = static_cast<uint32_t>(capacity);
   p->block_size = static_cast<uint32_t>(bs);
-  p->start_magic = CellStartMagic(bs);
+  p->cell_key = CellKey(bs);
   p->kind = kSlotPage;
   p->size_class = static_cast<uint8_t>(c);
   p->slots = static_cast<uint8_t>(slots);
@@ -563,7 +563,7 @@ TM_NOINLINE void RetirePage(Heap* h, Page* p) {
     q->kind = kSlotFree;
     q->lead_offset = 0;
     // Zero: a free into this slot must miss the fast path's bound.
-    q->carved_bytes.store(0, std::memory_order_relaxed);
+    q->carved_cells.store(0, std::memory_order_relaxed);
     q->freed_at_ms = now;
     q->purge_delays = 1;
   }
@@ -646,8 +646,7 @@ void Carve(Page* p) {
   SetLink(reinterpret_cast<Cell*>(cell), nullptr);
   reinterpret_cast<Cell*>(cell)->canary = FreeCanary(p, cell);
   p->free = reinterpret_cast<Cell*>(first);
-  p->carved_bytes.store((reserved + n) * p->block_size,
-                        std::memory_order_relaxed);
+  p->carved_cells.store(reserved + n, std::memory_order_relaxed);
 }
 
 // Takes every page queued by other threads' frees and moves their cells to

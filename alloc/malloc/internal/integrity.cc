@@ -28,7 +28,7 @@ const char* WalkList(const Page* p, const Cell* cell, uint64_t* seen,
   while (cell != nullptr) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(cell);
     if (a < cells) TM_FAIL(4, "a free cell lies before its page's cells");
-    const uint64_t index = CellIndexScaled(a - cells, p->start_magic);
+    const uint64_t index = (a - cells) / p->block_size;
     if (index >= Reserved(p) || cells + index * p->block_size != a) {
       TM_FAIL(4, "a free list holds a pointer that is not a carved cell");
     }
@@ -55,8 +55,7 @@ const char* CheckPage(const Page* p, int* invariant) {
   const char* start = reinterpret_cast<const char*>(s) +
                       (size_t{1} << kSlotShift) * (p - s->pages);
   const char* end = start + static_cast<size_t>(p->slots) * kSlotSize;
-  if (p->start_magic != CellStartMagic(p->block_size) ||
-      CarvedBytes(p) % p->block_size != 0) {
+  if (p->cell_key != CellKey(p->block_size)) {
     TM_FAIL(3, "a page's cell arithmetic does not match its block size");
   }
   if (p->cells < start || p->capacity == 0 || Reserved(p) > p->capacity ||
@@ -146,12 +145,12 @@ const char* CheckHeap(const Heap* h, int* invariant) {
       const bool is_free = (s->free_mask >> i) & 1;
       if (is_free) {
         if (p->kind != kSlotFree) TM_FAIL(2, "a free slot is marked in use");
-        if (CarvedBytes(p) != 0) TM_FAIL(2, "a free slot records carved bytes");
+        if (CarvedBytes(p) != 0) TM_FAIL(2, "a free slot records carved cells");
         ++i;
         continue;
       }
       if (kHardened && i == kGuardSlot && p->kind == kSlotGuard) {
-        if (CarvedBytes(p) != 0) TM_FAIL(2, "the guard slot records carved bytes");
+        if (CarvedBytes(p) != 0) TM_FAIL(2, "the guard slot records carved cells");
         ++i;
         continue;
       }
@@ -167,7 +166,7 @@ const char* CheckHeap(const Heap* h, int* invariant) {
             t->lead_offset != j) {
           TM_FAIL(2, "a page's tail slot does not point back to its lead");
         }
-        if (CarvedBytes(t) != 0) TM_FAIL(2, "a page's tail slot records carved bytes");
+        if (CarvedBytes(t) != 0) TM_FAIL(2, "a page's tail slot records carved cells");
       }
       ++leads;
       if (p->heap != h ||

@@ -180,35 +180,39 @@ constexpr bool IsColoredClass(int c) {
   return ClassSize(c) >= kColoredMinSize && ClassSize(c) <= kMultiCellMaxSize;
 }
 
-// Cell arithmetic by multiplication: a page's offset -> cell index without a
-// divide, and whether the offset is a cell's start without multiplying back.
-// With m = ceil(2^41 / size), offset = q * size + r (offset < 2^21, a bound
-// on every page span, now at most 2^18; size <= 2^18, so m >= 2^23):
-//   offset * m = q * 2^41 + (q * e + r * m), e = size * m - 2^41 < size,
-// and the second term stays below 2^41 (r * m <= 2^41 + e - m, q * e < 2^21,
-// e + 2^21 < m). So the index is the product above bit 41, and r == 0 iff
-// the low 41 bits are q * e < 2^21: bits 21-40 of the product are all zero.
-inline constexpr int kCellIndexShift = 41;
+// Cell arithmetic by exact division: free validates a pointer `a` into a
+// page with one multiply, one constant rotate and one compare. For a class
+// size d = 2^k * m (m odd, k <= 18 since sizes are at most 2^18), a page
+// keeps key = m^-1 * 2^(18 - k) (mod 2^64), and for n = a - cells:
+//   CellIndexIfStart(n, key) = rotr(n * key, 18),
+// which is n * 2^(18 - k) * m^-1 rotated: the exact division by
+// d' = d * 2^(18 - k) = 2^18 * m of n' = n * 2^(18 - k) (Granlund and
+// Montgomery's test, Hacker's Delight 10-17). When d divides n, it is n / d;
+// otherwise (n' < 2^40: |n| < 2^22, a pointer and its page share a segment)
+// it exceeds (2^64 - 1) / d' >= 2^28. A pointer below the cells (n wrapped
+// to 2^64 - t, 0 < t < 2^22) gives 2^46 or more when 2^k does not divide t
+// (its low bits rotate to the top), and else 2^46 - (t / 2^k) * m^-1 mod
+// 2^46, which would be below 2^28 only for t / 2^k within 2^28 * m < 2^46
+// of 2^46: never. So `CellIndexIfStart(a - cells, key) < carved cells` holds
+// exactly for the carved cells' starts, one branch where a bound and a
+// start test took two (see FreeInSegment).
+inline constexpr int kCellKeyShift = 18;
 inline constexpr uint64_t kMaxPageSpan = uint64_t{1} << 21;
-constexpr uint64_t CellDivMagic(size_t size) {
-  return ((uint64_t{1} << kCellIndexShift) + size - 1) / size;
+// Above every page's cell count: what CellIndexIfStart gives a pointer that
+// does not start a cell.
+inline constexpr uint64_t kNotACellIndex = uint64_t{1} << 28;
+constexpr uint64_t OddInverse(uint64_t m) {
+  uint64_t x = m;  // right in its low 3 bits; each step doubles them
+  for (int i = 0; i < 5; ++i) x *= 2 - m * x;
+  return x;
 }
-constexpr uint64_t CellIndex(uint64_t offset, uint64_t magic) {
-  return (offset * magic) >> kCellIndexShift;
+constexpr uint64_t CellKey(uint64_t size) {
+  const int k = __builtin_ctzll(size);
+  return OddInverse(size >> k) << (kCellKeyShift - k);
 }
-// A page keeps m' = m << 23 instead, so that free tests a cell's start with
-// one multiply and one shift: the product's top 41 bits are then the low 41
-// bits of offset * m (the index above them falls off the end), so r == 0 iff
-// the product is below 2^44. m <= 2^37 (size >= 16), so m' fits in 64 bits.
-inline constexpr int kCellStartShift = 64 - kCellIndexShift;  // 23
-constexpr uint64_t CellStartMagic(size_t size) {
-  return CellDivMagic(size) << kCellStartShift;
-}
-constexpr bool IsCellStartScaled(uint64_t offset, uint64_t start_magic) {
-  return ((offset * start_magic) >> (kCellStartShift + 21)) == 0;
-}
-constexpr uint64_t CellIndexScaled(uint64_t offset, uint64_t start_magic) {
-  return CellIndex(offset, start_magic >> kCellStartShift);
+constexpr uint64_t CellIndexIfStart(uint64_t offset, uint64_t key) {
+  const uint64_t x = offset * key;
+  return (x >> kCellKeyShift) | (x << (64 - kCellKeyShift));
 }
 // The longest span of any class's page.
 constexpr int MaxSlotsPerPage() {
@@ -218,8 +222,10 @@ constexpr int MaxSlotsPerPage() {
   }
   return most;
 }
-static_assert(kMaxClassSize <= (size_t{1} << 18) &&
-                  MaxSlotsPerPage() * kSlotSize <= kMaxPageSpan,
+static_assert(kMaxClassSize <= (size_t{1} << kCellKeyShift) &&
+                  MaxSlotsPerPage() * kSlotSize <= kMaxPageSpan &&
+                  kMaxPageSpan / kMinCellSize < kNotACellIndex &&
+                  kSegmentSize <= (size_t{1} << 22),
               "the bounds the cell arithmetic relies on");
 
 // Cells of class `c` carved per refill of a page's free list: about 4 KiB

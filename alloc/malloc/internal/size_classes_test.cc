@@ -66,20 +66,51 @@ TEST(SizeClassesTest, TheSmallTableAgreesWithClassOfForEverySmallSize) {
   }
 }
 
-// Exhaustive over every offset of every class's page span: the multiply
-// gives the index of the cell an offset lies in, and says exactly when the
-// offset is that cell's start.
-TEST(SizeClassesTest, CellIndexAndIsCellStartAgreeWithDivisionEverywhere) {
+// Exhaustive over every offset of every class's page span, and over as
+// many offsets below the cells: the key gives the index of the cell an
+// offset starts, and a number no page's cells reach for every other offset.
+TEST(SizeClassesTest, CellIndexIfStartIsExactDivisionOrOutOfReach) {
   for (int c = 0; c < kNumClasses; ++c) {
     const uint64_t size = ClassSize(c);
-    const uint64_t magic = CellStartMagic(size);
+    const uint64_t key = CellKey(size);
     const uint64_t span = static_cast<uint64_t>(SlotsPerPage(c)) * kSlotSize;
     ASSERT_LE(span, kMaxPageSpan);
+    ASSERT_LT(span / size, kNotACellIndex);
     for (uint64_t offset = 0; offset < span; ++offset) {
-      ASSERT_EQ(CellIndexScaled(offset, magic), offset / size)
-          << c << " " << offset;
-      ASSERT_EQ(IsCellStartScaled(offset, magic), offset % size == 0)
-          << c << " " << offset;
+      const uint64_t index = CellIndexIfStart(offset, key);
+      if (offset % size == 0) {
+        ASSERT_EQ(index, offset / size) << c << " " << offset;
+      } else {
+        ASSERT_GE(index, kNotACellIndex) << c << " " << offset;
+      }
+      // A pointer `offset` bytes below the cells (offset 0 is the first).
+      ASSERT_GE(CellIndexIfStart(0 - (offset + 1), key), kNotACellIndex)
+          << c << " -" << offset + 1;
+    }
+  }
+}
+
+// The rest of a segment, both ways, sampled: a pointer and the page its
+// slot's record describes lie in one 4 MiB segment.
+TEST(SizeClassesTest, CellIndexIfStartRejectsTheRestOfTheSegment) {
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (int c = 0; c < kNumClasses; ++c) {
+    const uint64_t size = ClassSize(c);
+    const uint64_t key = CellKey(size);
+    for (int i = 0; i < 20000; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      // Multiples of the size are the likeliest to slip through.
+      const uint64_t t = (state >> 40) % (kSegmentSize / size) * size +
+                         ((i & 1) ? 0 : (state >> 20) % size);
+      const uint64_t index = CellIndexIfStart(t, key);
+      if (t % size == 0) {
+        ASSERT_EQ(index, t / size) << c << " " << t;
+      } else {
+        ASSERT_GE(index, kNotACellIndex) << c << " " << t;
+      }
+      if (t != 0) {
+        ASSERT_GE(CellIndexIfStart(0 - t, key), kNotACellIndex) << c << " -" << t;
+      }
     }
   }
 }
