@@ -502,7 +502,7 @@ Page* NewPage(Heap* h, int c) {
   for (int j = 1; j < slots; ++j) {
     s->pages[slot + j].kind = kSlotTail;
     s->pages[slot + j].lead_offset = static_cast<uint8_t>(j);
-    // Zero: the free fast path bounds a pointer by its own slot's record.
+    // Zero: the free fast path validates a pointer by its own slot's record.
     s->pages[slot + j].carved_cells.store(0, std::memory_order_relaxed);
   }
   char* start = reinterpret_cast<char*>(s) + (size_t{1} << kSlotShift) * slot;
@@ -562,7 +562,7 @@ TM_NOINLINE void RetirePage(Heap* h, Page* p) {
     Page* q = &s->pages[slot + j];
     q->kind = kSlotFree;
     q->lead_offset = 0;
-    // Zero: a free into this slot must miss the fast path's bound.
+    // Zero: a free into this slot must fail the fast path's test.
     q->carved_cells.store(0, std::memory_order_relaxed);
     q->freed_at_ms = now;
     q->purge_delays = 1;

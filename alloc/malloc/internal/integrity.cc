@@ -145,12 +145,12 @@ const char* CheckHeap(const Heap* h, int* invariant) {
       const bool is_free = (s->free_mask >> i) & 1;
       if (is_free) {
         if (p->kind != kSlotFree) TM_FAIL(2, "a free slot is marked in use");
-        if (CarvedBytes(p) != 0) TM_FAIL(2, "a free slot records carved cells");
+        if (Reserved(p) != 0) TM_FAIL(2, "a free slot records carved cells");
         ++i;
         continue;
       }
       if (kHardened && i == kGuardSlot && p->kind == kSlotGuard) {
-        if (CarvedBytes(p) != 0) TM_FAIL(2, "the guard slot records carved cells");
+        if (Reserved(p) != 0) TM_FAIL(2, "the guard slot records carved cells");
         ++i;
         continue;
       }
@@ -166,7 +166,7 @@ const char* CheckHeap(const Heap* h, int* invariant) {
             t->lead_offset != j) {
           TM_FAIL(2, "a page's tail slot does not point back to its lead");
         }
-        if (CarvedBytes(t) != 0) TM_FAIL(2, "a page's tail slot records carved cells");
+        if (Reserved(t) != 0) TM_FAIL(2, "a page's tail slot records carved cells");
       }
       ++leads;
       if (p->heap != h ||
