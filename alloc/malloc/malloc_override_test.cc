@@ -112,6 +112,36 @@ TEST(MallocOverrideTest, EveryEntryPointIsServedByTessera) {
   ExpectIntact();
 }
 
+// The aligned entry points take a cell of the block's size where an aligned
+// class holds it (tessera_malloc.h): 4 KiB-aligned 4 KiB blocks, 64 of
+// them, each a 4 KiB cell of one page after another, not 8 KiB ones.
+TEST(MallocOverrideTest, PageAlignedPagesCostAPageEach) {
+  std::vector<void*> blocks;
+  for (int i = 0; i < 64; ++i) {
+    void* p = nullptr;
+    ASSERT_EQ(posix_memalign(&p, 4096, 4096), 0);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 4096, 0u);
+    EXPECT_EQ(malloc_usable_size(p), 4096u);
+    std::memset(p, 3, 4096);
+    blocks.push_back(p);
+  }
+  void* a = aligned_alloc(1024, 1024);
+  void* m = memalign(8192, 8000);
+  void* n = ::operator new(2048, std::align_val_t{2048});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 1024, 0u);
+  EXPECT_EQ(malloc_usable_size(a), 1024u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(m) % 8192, 0u);
+  EXPECT_EQ(malloc_usable_size(m), 8192u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(n) % 2048, 0u);
+  EXPECT_EQ(malloc_usable_size(n), 2048u);
+  ExpectIntact();
+  free(a);
+  free(m);
+  ::operator delete(n, std::align_val_t{2048});
+  for (void* p : blocks) free(p);
+  ExpectIntact();
+}
+
 TEST(MallocOverrideTest, SizedAndAlignedFreesAndEveryNewDeleteForm) {
   void* p = malloc(300);
   free_sized(p, 300);

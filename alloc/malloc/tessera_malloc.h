@@ -24,7 +24,10 @@
 //     in the segment; its record lives in the segment header. The cells of
 //     a 1-16 KiB class start 0-15 cache lines into the span (the page's
 //     colour), so that the first lines of its cells in different pages do
-//     not all fall into the same few cache sets.
+//     not all fall into the same few cache sets. Five aligned classes (1, 2,
+//     4, 8 and 16 KiB, never coloured, so each cell is aligned to its size)
+//     serve requests aligned to more than 64 bytes that fit them, where a
+//     coloured class would need a cell of the size plus the alignment.
 //   * One heap per thread (initial-exec TLS, no lock on any fast path). Each
 //     page has three free lists: `free` (allocation pops, the owner's frees
 //     push: last in, first out, so a block freed is the next one handed out
@@ -129,7 +132,7 @@
 //   3. A page's class, block size and span agree, it holds at least one
 //      cell and its cells fit its span, starting at the span's first byte
 //      (after the header in slot 0), or 0-15 lines past it in the coloured
-//      classes (1-16 KiB),
+//      classes (1-16 KiB; not the aligned classes of the same sizes),
 //      and used + cells on free/local_free == cells carved (<= in a page
 //      that dropped a corrupt list, hardened builds: those cells are lost
 //      until the page retires); no more cells sit on thread_free than are

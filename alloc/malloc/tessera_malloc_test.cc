@@ -124,6 +124,72 @@ TEST(TesseraMallocTest, AlignedRequestsAreAlignedAndFreeable) {
   ExpectIntact();
 }
 
+// A request aligned to more than a line takes a cell of an aligned class
+// (1-16 KiB, uncoloured) when one holds it, not a coloured cell of its size
+// plus the alignment: posix_memalign(4096, 4096) uses 4 KiB, not 8. When a
+// cell of the size plus the alignment is smaller, that one (a 1100-byte
+// block aligned to 128 in a 1280-byte cell). Either way the block is freed
+// and validated as any other: an aligned class's page serves no carved-out
+// request, so an interior pointer into it is still reported.
+TEST(TesseraMallocTest, AlignedRequestsTakeCellsOfTheirSizeNotSizePlusAlignment) {
+  struct Case {
+    size_t bytes, alignment, cell;
+    bool aligned_class;  // else carved out of a cell of bytes + alignment
+  };
+  const Case cases[] = {
+      {4096, 4096, 4096, true},    {1024, 1024, 1024, true},
+      {8192, 8192, 8192, true},    {16384, 16384, 16384, true},
+      {100, 4096, 4096, true},     {1024, 256, 1024, true},
+      {3000, 2048, 4096, true},    {16384, 4096, 16384, true},
+      {9000, 128, 10240, false},   {1100, 128, 1280, false}};
+  std::thread thread([&] {
+    for (const Case& c : cases) {
+      std::vector<void*> blocks;
+      for (int i = 0; i < 40; ++i) {  // past the first page of the class
+        void* p = M().Allocate(c.bytes, c.alignment);
+        ASSERT_NE(p, nullptr) << c.bytes << " @" << c.alignment;
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % c.alignment, 0u)
+            << c.bytes << " @" << c.alignment;
+        // The block's cell: usable bytes up to its end, at most the cell.
+        const size_t usable = TesseraMalloc::UsableSize(p);
+        EXPECT_GE(usable, c.bytes);
+        EXPECT_LE(usable, c.cell) << c.bytes << " @" << c.alignment;
+        std::memset(p, 5, usable);
+        blocks.push_back(p);
+      }
+      // Whole cells of a page that serves no carved-out request.
+      for (void* p : blocks) {
+        if (!c.aligned_class) continue;
+        EXPECT_EQ(TesseraMalloc::UsableSize(p), c.cell) << c.bytes;
+        EXPECT_FALSE(TesseraMalloc::FreesInteriorPointers(p)) << c.bytes;
+      }
+      ExpectIntact();
+      for (void* p : blocks) M().Deallocate(p, c.bytes, c.alignment);
+      ExpectIntact();
+    }
+    // An interior pointer into an aligned class's cell, and a double free
+    // of one: reported, nothing freed.
+    ViolationRecorder recorder;
+    char* p = static_cast<char*>(M().Allocate(4096, 4096));
+    void* keep = M().Allocate(4096, 4096);  // keeps the page alive
+    ASSERT_NE(p, nullptr);
+    ASSERT_NE(keep, nullptr);
+    M().Deallocate(p + 64, 4032, 64);
+    ASSERT_EQ(recorder.violations().size(), 1u);
+    EXPECT_THAT(recorder.violations()[0].detail, HasSubstr("inside a block"));
+    EXPECT_EQ(recorder.violations()[0].ptr, p + 64);
+    M().Deallocate(p, 4096, 4096);
+    ExpectIntact();
+    M().Deallocate(p, 4096, 4096);
+    ASSERT_EQ(recorder.violations().size(), 2u);
+    EXPECT_EQ(recorder.violations()[1].violation, ContractViolation::kDoubleFree);
+    EXPECT_EQ(recorder.violations()[1].ptr, p);
+    M().Deallocate(keep, 4096, 4096);
+    ExpectIntact();
+  });
+  thread.join();
+}
+
 // Pages of the 1-16 KiB classes start 0-15 lines into their span (their
 // colour), so that the first lines of their cells spread over the cache's
 // sets: 4 KiB blocks from several pages sit at several whole-line offsets

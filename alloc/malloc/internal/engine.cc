@@ -132,25 +132,32 @@ TM_NOINLINE void FreeSizedNotInSegment(void* ptr, size_t bytes) {
 
 namespace {
 
-size_t ClassOfAligned(size_t bytes, size_t alignment, bool* natural) {
-  // A class whose cells are all aligned: size a multiple of the alignment
-  // (cells start at a 16 KiB boundary at least; in the coloured classes,
-  // 0-15 lines past one: only 64-byte alignment comes naturally there).
-  *natural = false;
+// The class whose cells all start aligned to `alignment` (more than 16)
+// and hold `bytes`, or -1. Cells start at a 16 KiB boundary at least, so a
+// class whose size is a multiple of the alignment has them aligned, but in
+// the coloured classes (1-16 KiB) only to 64 bytes: there the aligned
+// classes (size_classes.h) serve a larger alignment. A real class is taken
+// only up to twice the request; of it and an aligned class, the smaller.
+int ClassOfAligned(size_t bytes, size_t alignment) {
+  const size_t need = bytes < alignment ? alignment : bytes;
+  int natural = -1;
   if (alignment <= kSegmentHeaderBytes) {
-    for (int c = ClassOf(bytes < alignment ? alignment : bytes);
-         c < kNumClasses; ++c) {
+    for (int c = ClassOf(need); c < kNumClasses; ++c) {
       if (ClassSize(c) % alignment == 0 &&
           (alignment <= kColorBytes || !IsColoredClass(c))) {
-        if (ClassSize(c) <= 2 * (bytes > alignment ? bytes : alignment)) {
-          *natural = true;
-          return static_cast<size_t>(c);
-        }
+        if (ClassSize(c) <= 2 * need) natural = c;
         break;
       }
     }
   }
-  return 0;
+  if (alignment > kColorBytes) {
+    const int aligned = AlignedClassOf(bytes, alignment);
+    if (aligned >= 0 &&
+        (natural < 0 || ClassSize(aligned) < ClassSize(natural))) {
+      natural = aligned;
+    }
+  }
+  return natural;
 }
 
 }  // namespace
@@ -172,12 +179,17 @@ template <Counting C>
 void* AllocateAligned(size_t bytes, size_t alignment) {
   if (alignment <= 16) return Allocate<C>(bytes);
   if (bytes <= kMaxClassSize) {
-    bool natural;
-    const size_t c = ClassOfAligned(bytes, alignment, &natural);
-    if (natural) return AllocateClass<C>(static_cast<int>(c));
-    if (bytes + alignment - 16 <= kMaxClassSize) {
-      char* cell = static_cast<char*>(
-          AllocateClass<C>(ClassOf(bytes + alignment - 16)));
+    // A cell of a class whose cells are aligned, unless a cell of the
+    // request plus its alignment is smaller (a 1100-byte block aligned to
+    // 128: a 1280-byte cell, not a 2 KiB one).
+    const int natural = ClassOfAligned(bytes, alignment);
+    const size_t padded = bytes + alignment - 16;
+    if (natural >= 0 && (padded > kMaxClassSize ||
+                         ClassSize(natural) <= ClassSize(ClassOf(padded)))) {
+      return AllocateClass<C>(natural);
+    }
+    if (padded <= kMaxClassSize) {
+      char* cell = static_cast<char*>(AllocateClass<C>(ClassOf(padded)));
       if (cell == nullptr) return nullptr;
       Segment* s = SegmentOf(cell);
       PageAt(s, reinterpret_cast<uintptr_t>(cell))

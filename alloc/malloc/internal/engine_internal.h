@@ -219,7 +219,7 @@ struct Heap {
   // table lookup and then the bin (one dependent load fewer on every small
   // allocation's critical path). Kept equal to bins[] by SetBinHead.
   Page* direct[kSmallGranules];
-  Page* bins[kNumClasses];  // head of each class's queue, or &g_empty_page
+  Page* bins[kNumBins];  // head of each class's queue, or &g_empty_page
   // Counters: written by the owner with plain relaxed stores, read by Stats.
   std::atomic<uint64_t> allocations;
   std::atomic<uint64_t> deallocations;
@@ -453,7 +453,8 @@ void RecountRecyclableLocked();
 void PurgeSegments(Heap* h, uint64_t now, bool force);
 // Retires the empty pages of classes `first_class` on (keep_one: see
 // lifecycle.cc). Returns whether it retired any. From kFirstLargeClass (pages
-// of one to three cells, each a freed large block's memory) the walk is
+// of one to three cells, each a freed large block's memory; then the aligned
+// classes, whose bins follow the large ones) the walk is
 // cheap: a page whose cells are all live leaves its queue once the next
 // allocation of its class finds it spent, so it costs a visit per large
 // class, per page it retires and per page with a free cell beside a live

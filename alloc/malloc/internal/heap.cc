@@ -131,7 +131,7 @@ void InitSlow() {
 // ---------------------------------------------------------------------------
 
 void InitHeap(Heap* h) {
-  for (int c = 0; c < kNumClasses; ++c) {
+  for (int c = 0; c < kNumBins; ++c) {
     SetBinHead(h, c, &g_empty_page);
   }
   h->full_pages = 0;

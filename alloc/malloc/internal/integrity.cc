@@ -46,7 +46,7 @@ const char* WalkList(const Page* p, const Cell* cell, uint64_t* seen,
 }
 
 const char* CheckPage(const Page* p, int* invariant) {
-  if (p->size_class >= kNumClasses ||
+  if (p->size_class >= kNumBins ||
       p->block_size != ClassSize(p->size_class) ||
       p->slots != SlotsPerPage(p->size_class)) {
     TM_FAIL(3, "a page's block size, class and span disagree");
@@ -104,7 +104,7 @@ const char* CheckHeap(const Heap* h, int* invariant) {
       TM_FAIL(5, "a small size's direct entry is not its class's bin head");
     }
   }
-  for (int c = 0; c < kNumClasses; ++c) {
+  for (int c = 0; c < kNumBins; ++c) {
     if (h->bins[c] == nullptr) TM_FAIL(5, "a bin head is null");
     if (h->bins[c] == &g_empty_page) continue;
     const Page* prev = nullptr;

@@ -55,7 +55,7 @@ void PurgeSegments(Heap* h, uint64_t now, bool force) {
 // page, at most once a purge tick or a NewPage's retire.
 bool RetireEmptyPages(Heap* h, bool keep_one, int first_class) {
   bool any = false;
-  for (int c = first_class; c < kNumClasses; ++c) {
+  for (int c = first_class; c < kNumBins; ++c) {
     Page* p = BinEmpty(h, c) ? nullptr : h->bins[c];
     bool first = true;
     while (p != nullptr) {

@@ -60,6 +60,38 @@ TEST(SizeClassesTest, PagesHoldEightCellsUpTo16KiBAndAreSizedForOneAbove) {
   }
 }
 
+// The aligned classes: powers of two from 1 to 16 KiB, pages like those of
+// the classes of the same sizes (so the cell arithmetic tested below holds
+// for them), never coloured; AlignedClassOf gives the smallest that holds
+// both the size and the alignment, for every alignment past a line.
+TEST(SizeClassesTest, AlignedClassesAreUncolouredPowersOfTwoThatHoldTheRequest) {
+  for (int c = kFirstAlignedClass; c < kNumBins; ++c) {
+    const size_t size = ClassSize(c);
+    EXPECT_EQ(size, kMinAlignedClassSize << (c - kFirstAlignedClass));
+    EXPECT_FALSE(IsColoredClass(c)) << c;
+    EXPECT_TRUE(IsColoredClass(ClassOf(size))) << c;
+    EXPECT_EQ(SlotsPerPage(c), SlotsPerPage(ClassOf(size))) << c;
+    EXPECT_EQ(CellsPerCarve(c), CellsPerCarve(ClassOf(size))) << c;
+  }
+  for (size_t alignment = 2 * kColorBytes; alignment <= kMultiCellMaxSize;
+       alignment *= 2) {
+    for (size_t bytes = 1; bytes <= kMultiCellMaxSize + 1; bytes += 7) {
+      const int c = AlignedClassOf(bytes, alignment);
+      if (bytes > kMultiCellMaxSize) {
+        EXPECT_EQ(c, -1) << bytes;
+        continue;
+      }
+      ASSERT_GE(c, kFirstAlignedClass) << bytes << " @" << alignment;
+      ASSERT_LT(c, kNumBins);
+      EXPECT_GE(ClassSize(c), bytes);
+      EXPECT_EQ(ClassSize(c) % alignment, 0u);
+      if (c > kFirstAlignedClass) {
+        EXPECT_LT(ClassSize(c - 1), bytes > alignment ? bytes : alignment);
+      }
+    }
+  }
+}
+
 TEST(SizeClassesTest, TheSmallTableAgreesWithClassOfForEverySmallSize) {
   for (size_t bytes = 0; bytes <= kMaxSmallSize; ++bytes) {
     EXPECT_EQ(SmallClassOf(bytes), ClassOf(bytes)) << bytes;
