@@ -190,6 +190,36 @@ TEST(TesseraMallocTest, AlignedRequestsTakeCellsOfTheirSizeNotSizePlusAlignment)
   thread.join();
 }
 
+// An empty block aligned to any alignment is a block of its own: not the
+// start of the next cell (found by the fuzzer: 0 bytes aligned to 32 in a
+// 16-byte cell, rounded up to where the cell ends).
+TEST(TesseraMallocTest, EmptyAlignedBlocksAreDistinctFromTheBlocksAfterThem) {
+  std::thread thread([&] {
+    for (size_t alignment = 32; alignment <= 65536; alignment *= 2) {
+      std::vector<std::pair<void*, size_t>> blocks;
+      std::set<uintptr_t> seen;
+      for (int i = 0; i < 24; ++i) {
+        const bool empty = i % 2 == 0;
+        const size_t bytes = empty ? 0 : 16;
+        const size_t align = empty ? alignment : 16;
+        void* p = M().Allocate(bytes, align);
+        ASSERT_NE(p, nullptr) << alignment;
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % align, 0u);
+        EXPECT_TRUE(seen.insert(reinterpret_cast<uintptr_t>(p)).second)
+            << p << " handed out twice, alignment " << alignment;
+        if (!empty) std::memset(p, 9, 16);
+        blocks.push_back({p, bytes});
+      }
+      ExpectIntact();
+      for (auto [p, bytes] : blocks) {
+        M().Deallocate(p, bytes, bytes == 0 ? alignment : 16);
+      }
+      ExpectIntact();
+    }
+  });
+  thread.join();
+}
+
 // Pages of the 1-16 KiB classes start 0-15 lines into their span (their
 // colour), so that the first lines of their cells spread over the cache's
 // sets: 4 KiB blocks from several pages sit at several whole-line offsets

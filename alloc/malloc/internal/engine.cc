@@ -178,6 +178,11 @@ void* Allocate(size_t bytes) {
 template <Counting C>
 void* AllocateAligned(size_t bytes, size_t alignment) {
   if (alignment <= 16) return Allocate<C>(bytes);
+  // A block of at least one byte: rounded up inside a cell of the size
+  // plus the alignment, an empty one could start where the cell ends, at
+  // the next cell (a 0-byte block aligned to 32 in a 16-byte cell was the
+  // start of the cell after it).
+  if (bytes == 0) bytes = 1;
   if (bytes <= kMaxClassSize) {
     // A cell of a class whose cells are aligned, unless a cell of the
     // request plus its alignment is smaller (a 1100-byte block aligned to
