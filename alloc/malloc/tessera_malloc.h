@@ -171,8 +171,8 @@
 //     "tessera_malloc: double free of 0x...: ..." and aborts) and ignored if
 //     the handler returns. A double free of a cell that was reallocated in
 //     between is a use after free the allocator cannot see.
-//   * A sized free (`Deallocate`, `free_sized`, sized delete) whose size maps
-//     to another class: kSizeMismatch.
+//   * A sized free (`Deallocate`, `free_sized`, sized delete) whose size is
+//     larger than the block's: kSizeMismatch (a smaller one is accepted).
 
 #ifndef TESSERA_ALLOC_MALLOC_TESSERA_MALLOC_H_
 #define TESSERA_ALLOC_MALLOC_TESSERA_MALLOC_H_

@@ -190,6 +190,31 @@ TEST(TesseraMallocTest, AlignedRequestsTakeCellsOfTheirSizeNotSizePlusAlignment)
   thread.join();
 }
 
+// A purge tick keeps the first empty page of each class up to 8 KiB, the
+// aligned classes' included (a loop that empties and refills a batch of
+// page-aligned buffers would otherwise re-carve its page every tick); a
+// forced collection retires it.
+TEST(TesseraMallocTest, APurgeTickKeepsAnAlignedClassesFirstEmptyPage) {
+  namespace mi = malloc_internal;
+  std::thread thread([&] {
+    const int c = mi::kFirstAlignedClass + 2;  // 4 KiB
+    ASSERT_EQ(mi::ClassSize(c), 4096u);
+    std::vector<void*> blocks;
+    for (int i = 0; i < 8; ++i) blocks.push_back(M().Allocate(4096, 4096));
+    for (void* p : blocks) M().Deallocate(p, 4096, 4096);
+    mi::Heap* h = mi::tls_heap;
+    ASSERT_NE(h, nullptr);
+    ASSERT_FALSE(mi::BinEmpty(h, c));
+    TesseraMalloc::Collect(false);
+    EXPECT_FALSE(mi::BinEmpty(h, c)) << "a purge tick retired the page";
+    ExpectIntact();
+    TesseraMalloc::Collect(true);
+    EXPECT_TRUE(mi::BinEmpty(h, c)) << "a forced collection kept it";
+    ExpectIntact();
+  });
+  thread.join();
+}
+
 // An empty block aligned to any alignment is a block of its own: not the
 // start of the next cell (found by the fuzzer: 0 bytes aligned to 32 in a
 // 16-byte cell, rounded up to where the cell ends).

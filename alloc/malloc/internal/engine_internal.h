@@ -452,14 +452,16 @@ void RecountRecyclableLocked();
 // lifecycle.cc
 void PurgeSegments(Heap* h, uint64_t now, bool force);
 // Retires the empty pages of classes `first_class` on (keep_one: see
-// lifecycle.cc). Returns whether it retired any. From kFirstLargeClass (pages
-// of one to three cells, each a freed large block's memory; then the aligned
-// classes, whose bins follow the large ones) the walk is
+// lifecycle.cc) up to `end_class`. Returns whether it retired any. From
+// kFirstLargeClass to kNumClasses (pages of one to three cells, each a freed
+// large block's memory; not the aligned classes after them, whose pages
+// hold 7-64 cells) the walk is
 // cheap: a page whose cells are all live leaves its queue once the next
 // allocation of its class finds it spent, so it costs a visit per large
 // class, per page it retires and per page with a free cell beside a live
 // one.
-bool RetireEmptyPages(Heap* h, bool keep_one, int first_class = 0);
+bool RetireEmptyPages(Heap* h, bool keep_one, int first_class = 0,
+                      int end_class = kNumBins);
 void CollectHeap(Heap* h, bool force);
 void CollectOneAbandoned(bool force);
 void MaybePurge(Heap* h, bool force);

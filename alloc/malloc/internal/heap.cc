@@ -450,7 +450,7 @@ Page* NewPage(Heap* h, int c) {
   int slot = -1;
   Segment* s = FindRunInHeap(h, slots, first, &slot);
   if (s != nullptr && !RunIsResident(s, slot, slots) &&
-      RetireEmptyPages(h, false, kFirstLargeClass)) {
+      RetireEmptyPages(h, false, kFirstLargeClass, kNumClasses)) {
     // Slots never used cost faults and RSS; the pages of freed large blocks
     // waiting in the queues hold resident ones (a cheap walk: only the large
     // classes' queues, before every such new page).
