@@ -443,7 +443,7 @@ TEST(TesseraMallocTest, FreesBeyondAPagesFirstSlotAndIntoRetiredSlotsAreTold) {
       const malloc_internal::Page* slot = malloc_internal::SlotRecord(
           malloc_internal::SegmentOf(block), reinterpret_cast<uintptr_t>(block));
       EXPECT_EQ(slot->kind, malloc_internal::kSlotFree);
-      EXPECT_EQ(malloc_internal::Reserved(slot), 0u);
+      EXPECT_EQ(malloc_internal::CarvedCells(slot), 0u);
     }
     M().Deallocate(block, kBytes);
     ASSERT_EQ(recorder.violations().size(), 1u);

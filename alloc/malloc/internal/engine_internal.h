@@ -141,12 +141,12 @@ struct alignas(64) Page {
 static_assert(sizeof(Page) == 128, "two cache lines per page record");
 
 // Cells carved so far.
-inline uint32_t Reserved(const Page* p) {
+inline uint32_t CarvedCells(const Page* p) {
   return p->carved_cells.load(std::memory_order_relaxed);
 }
 // Bytes of cells carved so far, past `cells`.
 inline uint64_t CarvedBytes(const Page* p) {
-  return uint64_t{Reserved(p)} * p->block_size;
+  return uint64_t{CarvedCells(p)} * p->block_size;
 }
 inline bool HasAligned(const Page* p) {
   return p->has_aligned.load(std::memory_order_relaxed) != 0;

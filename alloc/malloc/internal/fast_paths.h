@@ -147,7 +147,7 @@ inline Page* PageAt(Segment* s, uintptr_t a) {
 inline Cell* CellToFree(Page* p, uintptr_t a, bool report) {
   const uintptr_t cells = reinterpret_cast<uintptr_t>(p->cells);
   const uint64_t offset = a - cells;
-  if (TM_LIKELY(CellIndexIfStart(offset, p->cell_key) < Reserved(p))) {
+  if (TM_LIKELY(CellIndexIfStart(offset, p->cell_key) < CarvedCells(p))) {
     return reinterpret_cast<Cell*>(a);
   }
   // Below the cells, the offset wraps.
@@ -235,7 +235,7 @@ inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
   Page* p = SlotRecord(s, a);
   const uint64_t index =
       CellIndexIfStart(a - reinterpret_cast<uintptr_t>(p->cells), p->cell_key);
-  if (TM_UNLIKELY(index >= Reserved(p))) {
+  if (TM_UNLIKELY(index >= CarvedCells(p))) {
     return FreeInSegmentSlow<C>(s, ptr, expected_bytes);
   }
   // `a` itself, not cells + index * block_size: equal here, but `a` is known

@@ -626,15 +626,15 @@ void Prefault(Page* p, uint32_t end) {
   p->populated = to;
 }
 
-// Cells [reserved, reserved + n) onto the (empty) free list, each with its
+// Cells [carved, carved + n) onto the (empty) free list, each with its
 // free canary: the owner's frees share that list, and every cell on it is
 // marked free (so a free of a carved, never allocated cell is a double free).
 void Carve(Page* p) {
-  const uint32_t reserved = Reserved(p);
+  const uint32_t carved = CarvedCells(p);
   uint32_t n = CellsPerCarve(p->size_class);
-  if (n > p->capacity - reserved) n = p->capacity - reserved;
-  char* first = p->cells + static_cast<size_t>(reserved) * p->block_size;
-  const uint32_t end = (reserved + n) * p->block_size;
+  if (n > p->capacity - carved) n = p->capacity - carved;
+  char* first = p->cells + static_cast<size_t>(carved) * p->block_size;
+  const uint32_t end = (carved + n) * p->block_size;
   if (TM_UNLIKELY(end > p->populated)) Prefault(p, end);
   char* cell = first;
   for (uint32_t i = 1; i < n; ++i) {
@@ -646,7 +646,7 @@ void Carve(Page* p) {
   SetLink(reinterpret_cast<Cell*>(cell), nullptr);
   reinterpret_cast<Cell*>(cell)->canary = FreeCanary(p, cell);
   p->free = reinterpret_cast<Cell*>(first);
-  p->carved_cells.store(reserved + n, std::memory_order_relaxed);
+  p->carved_cells.store(carved + n, std::memory_order_relaxed);
 }
 
 // Takes every page queued by other threads' frees and moves their cells to
@@ -688,7 +688,7 @@ void* AllocateSlow(Heap* h, int c) {
         p->free = p->local_free;
         p->local_free = nullptr;
       }
-      if (p->free == nullptr && Reserved(p) < p->capacity) Carve(p);
+      if (p->free == nullptr && CarvedCells(p) < p->capacity) Carve(p);
       if (p->free != nullptr) {
         Cell* cell = p->free;
         p->free = NextFree(cell);

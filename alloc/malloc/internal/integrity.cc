@@ -29,7 +29,7 @@ const char* WalkList(const Page* p, const Cell* cell, uint64_t* seen,
     const uintptr_t a = reinterpret_cast<uintptr_t>(cell);
     if (a < cells) TM_FAIL(4, "a free cell lies before its page's cells");
     const uint64_t index = (a - cells) / p->block_size;
-    if (index >= Reserved(p) || cells + index * p->block_size != a) {
+    if (index >= CarvedCells(p) || cells + index * p->block_size != a) {
       TM_FAIL(4, "a free list holds a pointer that is not a carved cell");
     }
     if (seen[index >> 6] & (uint64_t{1} << (index & 63))) {
@@ -58,7 +58,7 @@ const char* CheckPage(const Page* p, int* invariant) {
   if (p->cell_key != CellKey(p->block_size)) {
     TM_FAIL(3, "a page's cell arithmetic does not match its block size");
   }
-  if (p->cells < start || p->capacity == 0 || Reserved(p) > p->capacity ||
+  if (p->cells < start || p->capacity == 0 || CarvedCells(p) > p->capacity ||
       p->cells + static_cast<size_t>(p->capacity) * p->block_size > end) {
     TM_FAIL(3, "a page's cells do not fit its span");
   }
@@ -88,8 +88,8 @@ const char* CheckPage(const Page* p, int* invariant) {
   if (err != nullptr) return err;
   // A page that dropped a corrupt list (hardened builds) lost the cells
   // after the bad link: they are neither in use nor listed.
-  if (p->dropped_cells ? p->used + local > Reserved(p)
-                       : p->used + local != Reserved(p)) {
+  if (p->dropped_cells ? p->used + local > CarvedCells(p)
+                       : p->used + local != CarvedCells(p)) {
     TM_FAIL(3, "a page's used and free cells do not add up to its carved cells");
   }
   if (remote > p->used) TM_FAIL(3, "more cells freed remotely than in use");
@@ -145,12 +145,12 @@ const char* CheckHeap(const Heap* h, int* invariant) {
       const bool is_free = (s->free_mask >> i) & 1;
       if (is_free) {
         if (p->kind != kSlotFree) TM_FAIL(2, "a free slot is marked in use");
-        if (Reserved(p) != 0) TM_FAIL(2, "a free slot records carved cells");
+        if (CarvedCells(p) != 0) TM_FAIL(2, "a free slot records carved cells");
         ++i;
         continue;
       }
       if (kHardened && i == kGuardSlot && p->kind == kSlotGuard) {
-        if (Reserved(p) != 0) TM_FAIL(2, "the guard slot records carved cells");
+        if (CarvedCells(p) != 0) TM_FAIL(2, "the guard slot records carved cells");
         ++i;
         continue;
       }
@@ -166,7 +166,7 @@ const char* CheckHeap(const Heap* h, int* invariant) {
             t->lead_offset != j) {
           TM_FAIL(2, "a page's tail slot does not point back to its lead");
         }
-        if (Reserved(t) != 0) TM_FAIL(2, "a page's tail slot records carved cells");
+        if (CarvedCells(t) != 0) TM_FAIL(2, "a page's tail slot records carved cells");
       }
       ++leads;
       if (p->heap != h ||
