@@ -51,7 +51,7 @@ inline int64_t ReplayPeak(bool reset, int64_t rss_before) {
 // operations it will read: 64 operations of 32 bytes, 2 KiB. The recorded
 // operations are the harness's own data (hundreds of MB for the cc1plus
 // trace), read once and in order, and nothing the recorded program did.
-// Unprefetched, waiting for them was 30-45% of the time the trace replay
+// Unprefetched, waiting for them was 25-45% of the time the trace replay
 // measured, and how long each allocator made the harness wait for them
 // decided its ranking: on 2026-12-07 (8734744, preloaded, alternating
 // child runs) the cc1plus trace read 9.45 ns a call for Tessera, 8.99 for
