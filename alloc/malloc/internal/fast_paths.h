@@ -102,8 +102,8 @@ inline Cell* PopCell(Heap* h, Page* p) {
 template <Counting C>
 inline void* AllocateClass(int c) {
   if constexpr (C == Counting::kNone) {
-    Cell* cell = PopCell<C, PrefetchNext::kIfAny>(
-        nullptr, tls_pages[kSmallGranules + c]);
+    Page* const* bins = tls_pages + kSmallGranules;  // Heap::bins
+    Cell* cell = PopCell<C, PrefetchNext::kIfAny>(nullptr, bins[c]);
     if (TM_LIKELY(cell != nullptr)) return cell;
   } else {
     Heap* h = tls_heap;
@@ -270,7 +270,9 @@ inline void* AllocateInline(size_t bytes) {
   if (TM_LIKELY(bytes <= kMaxSmallSize)) {
     return AllocateSmall<C>(bytes);
   }
-  if (TM_LIKELY(bytes <= kMaxClassSize)) return AllocateClass<C>(ClassOf(bytes));
+  if (TM_LIKELY(bytes <= kMaxClassSize)) {
+    return AllocateClass<C>(MediumClassOf(bytes));
+  }
   return AllocateHuge(bytes, 16, false);
 }
 

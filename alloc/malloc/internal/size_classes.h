@@ -130,6 +130,34 @@ static_assert(SmallClassOf(0) == 0 && SmallClassOf(1) == 0 &&
               SmallClassOf(17) == 1 && SmallClassOf(129) == 8 &&
               SmallClassOf(161) == 9 && SmallClassOf(1024) == ClassOf(1024));
 
+// ClassOf for requests above kMaxSmallSize, up to kMaxClassSize, by table
+// as well: above 1 KiB every class boundary is a multiple of 256 (four
+// classes an octave, the narrowest octave 1-2 KiB), so a size's 256-byte
+// unit decides its class. 1 KiB of table (16 lines) for two instructions
+// and one byte load in place of a leading-zero count and seven arithmetic
+// steps.
+inline constexpr int kMediumUnitShift = 8;
+struct MediumClassTable {
+  uint8_t class_of_unit[kMaxClassSize >> kMediumUnitShift];
+  constexpr MediumClassTable() : class_of_unit() {
+    for (size_t u = 0; u < (kMaxClassSize >> kMediumUnitShift); ++u) {
+      // Unit u: sizes u * 256 + 1 .. (u + 1) * 256.
+      class_of_unit[u] =
+          static_cast<uint8_t>(ClassOf((u + 1) << kMediumUnitShift));
+    }
+  }
+};
+inline constexpr MediumClassTable kMediumClasses{};
+
+// bytes in (kMaxSmallSize, kMaxClassSize].
+constexpr int MediumClassOf(size_t bytes) {
+  return kMediumClasses.class_of_unit[(bytes - 1) >> kMediumUnitShift];
+}
+static_assert(MediumClassOf(1025) == ClassOf(1025) &&
+              MediumClassOf(1280) == ClassOf(1280) &&
+              MediumClassOf(1281) == ClassOf(1281) &&
+              MediumClassOf(kMaxClassSize) == kNumClasses - 1);
+
 // Classes up to kMultiCellMaxSize have pages sized for eight cells (one
 // slot for every class up to 8 KiB, two slots above; five to seven of them
 // fit beside the segment header or past a page colour in some classes); the classes above

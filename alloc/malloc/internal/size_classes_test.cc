@@ -101,6 +101,17 @@ TEST(SizeClassesTest, TheSmallTableAgreesWithClassOfForEverySmallSize) {
 // Exhaustive over every offset of every class's page span, and over as
 // many offsets below the cells: the key gives the index of the cell an
 // offset starts, and a number no page's cells reach for every other offset.
+TEST(SizeClassesTest, TheMediumTableAgreesWithClassOfForEveryMediumSize) {
+  for (size_t bytes = kMaxSmallSize + 1; bytes <= kMaxClassSize; ++bytes) {
+    ASSERT_EQ(MediumClassOf(bytes), ClassOf(bytes)) << bytes;
+  }
+  // Above 1 KiB every class boundary falls on a 256-byte unit's end: what
+  // lets the unit decide.
+  for (int c = ClassOf(kMaxSmallSize) + 1; c < kNumClasses; ++c) {
+    EXPECT_EQ(ClassSize(c) % (size_t{1} << kMediumUnitShift), 0u) << c;
+  }
+}
+
 TEST(SizeClassesTest, CellIndexIfStartIsExactDivisionOrOutOfReach) {
   for (int c = 0; c < kNumClasses; ++c) {
     const uint64_t size = ClassSize(c);
