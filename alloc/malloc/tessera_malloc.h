@@ -147,9 +147,8 @@
 //      only the heap's own pages; every page names its heap and carries its
 //      heap's owning thread (0 while no thread owns it: free's owner test
 //      reads the page, not the heap); every size up to 1 KiB has a direct entry
-//      naming its class's bin head (what small allocations read instead of
-//      the bin), and the calling thread's fast-path page table is its heap's
-//      direct entries and bins (or a table of empty pages, with no heap); a page
+//      naming its class's
+//      bin head (what small allocations read instead of the bin); a page
 //      marked full has nothing on `free` or `local_free` (free tests only
 //      the head it pushes onto before it looks at the mark).
 //   6. The huge registry: every huge block lies inside its mapping, and the

@@ -215,40 +215,6 @@ TEST(TesseraMallocTest, APurgeTickKeepsAnAlignedClassesFirstEmptyPage) {
   thread.join();
 }
 
-// The uncounted fast path (the override's) reads the thread's
-// page table without testing for a heap: a thread that has none reads a
-// table of empty pages, whose pop fails into the slow path, which makes the
-// thread a heap and points the table at it.
-TEST(TesseraMallocTest, AThreadWithoutAHeapAllocatesThroughTheEmptyPageTable) {
-  namespace mi = malloc_internal;
-  std::thread thread([&] {
-    ASSERT_EQ(mi::tls_heap, nullptr);
-    EXPECT_EQ(mi::tls_pages, mi::kNoHeapPages.pages);
-    for (int i = 0; i < mi::kFastPageTableSize; ++i) {
-      ASSERT_EQ(mi::kNoHeapPages.pages[i], &mi::g_empty_page) << i;
-    }
-    for (size_t bytes : {size_t{24}, size_t{5000}}) {
-      void* p = mi::AllocateInline<mi::Counting::kNone>(bytes);
-      ASSERT_NE(p, nullptr) << bytes;
-      ASSERT_NE(mi::tls_heap, nullptr);
-      EXPECT_EQ(mi::tls_pages, mi::tls_heap->direct);
-      EXPECT_GE(M().UsableSize(p), bytes);
-      mi::FreeInline<mi::Counting::kNone>(p);
-    }
-    EXPECT_EQ(mi::g_empty_page.free, nullptr);
-    EXPECT_EQ(mi::g_empty_page.local_free, nullptr);
-    ExpectIntact();
-    // Invariant 5's clause, enforced: a table that is not the heap's.
-    mi::tls_pages = mi::kNoHeapPages.pages;
-    absl::Status status = M().CheckIntegrity();
-    mi::SetThreadHeap(mi::tls_heap);
-    EXPECT_THAT(status.message(), HasSubstr("invariant 5"));
-    EXPECT_THAT(status.message(), HasSubstr("page table"));
-    ExpectIntact();
-  });
-  thread.join();
-}
-
 // An empty block aligned to any alignment is a block of its own: not the
 // start of the next cell (found by the fuzzer: 0 bytes aligned to 32 in a
 // 16-byte cell, rounded up to where the cell ends).

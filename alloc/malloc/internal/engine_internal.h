@@ -257,19 +257,6 @@ struct Heap {
 // ---------------------------------------------------------------------------
 
 inline Page g_empty_page{};  // free == nullptr: every bin starts here
-
-// The page table the allocation fast path reads: the calling thread's
-// heap's `direct` and `bins` (one array: see Heap), or, while the thread has
-// no heap, a table of empty pages, whose pops fail into the slow path. So
-// the fast path needs no test of the heap (one fewer on every malloc).
-inline constexpr int kFastPageTableSize = kSmallGranules + kNumBins;
-struct NoHeapPages {
-  Page* pages[kFastPageTableSize];
-  constexpr NoHeapPages() : pages() {
-    for (Page*& p : pages) p = &g_empty_page;
-  }
-};
-inline constexpr NoHeapPages kNoHeapPages{};
 inline pthread_mutex_t g_registry_lock = PTHREAD_MUTEX_INITIALIZER;  // heaps
 inline pthread_mutex_t g_huge_lock = PTHREAD_MUTEX_INITIALIZER;
 inline pthread_mutex_t g_orphan_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -331,16 +318,6 @@ inline int (*g_set_thread_heap)(pthread_key_t, const void*) =
     pthread_setspecific;
 
 TM_TLS inline thread_local Heap* tls_heap = nullptr;
-// Heap::direct of tls_heap, or kNoHeapPages while it is null (see there).
-TM_TLS inline thread_local Page* const* tls_pages = kNoHeapPages.pages;
-// Installs `h` (or none) as the calling thread's heap.
-inline void SetThreadHeap(Heap* h) {
-  static_assert(offsetof(Heap, bins) ==
-                    offsetof(Heap, direct) + sizeof(Heap::direct),
-                "tls_pages indexes direct and then bins as one table");
-  tls_heap = h;
-  tls_pages = h != nullptr ? h->direct : kNoHeapPages.pages;
-}
 TM_TLS inline thread_local bool tls_dead = false;  // past the key destructor
 // While the thread has no heap: the heap of the first block it freed, which
 // AcquireHeap adopts if it is abandoned.

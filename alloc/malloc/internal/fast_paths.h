@@ -93,24 +93,13 @@ inline Cell* PopCell(Heap* h, Page* p) {
 
 // The fast paths are leaves: a TLS load, the page, two dependent loads and
 // three stores; everything else (no heap yet, page exhausted) is out of
-// line, so nothing here needs a callee-saved register. Uncounted (the
-// override), the page comes from tls_pages, which is a table of empty pages
-// while the thread has no heap: no test of the heap, two instructions fewer
-// a malloc (W3 3.80 against 3.90 ns, 9 alternating runs of the preloaded
-// library, 2026-12-07; rt_64 and pool level). Counted (the interface), the
-// counters are the heap's, so the heap is loaded and tested.
+// line, so nothing here needs a callee-saved register.
 template <Counting C>
 inline void* AllocateClass(int c) {
-  if constexpr (C == Counting::kNone) {
-    Page* const* bins = tls_pages + kSmallGranules;  // Heap::bins
-    Cell* cell = PopCell<C, PrefetchNext::kIfAny>(nullptr, bins[c]);
+  Heap* h = tls_heap;
+  if (TM_LIKELY(h != nullptr)) {
+    Cell* cell = PopCell<C, PrefetchNext::kIfAny>(h, h->bins[c]);
     if (TM_LIKELY(cell != nullptr)) return cell;
-  } else {
-    Heap* h = tls_heap;
-    if (TM_LIKELY(h != nullptr)) {
-      Cell* cell = PopCell<C, PrefetchNext::kIfAny>(h, h->bins[c]);
-      if (TM_LIKELY(cell != nullptr)) return cell;
-    }
   }
   return AllocateClassSlow<C>(c);
 }
@@ -119,17 +108,11 @@ inline void* AllocateClass(int c) {
 // granule (Heap::direct), the class computed only off the fast path.
 template <Counting C>
 inline void* AllocateSmall(size_t bytes) {
-  if constexpr (C == Counting::kNone) {
+  Heap* h = tls_heap;
+  if (TM_LIKELY(h != nullptr)) {
     Cell* cell = PopCell<C, PrefetchNext::kAlways>(
-        nullptr, tls_pages[SmallGranuleOf(bytes)]);
+        h, h->direct[SmallGranuleOf(bytes)]);
     if (TM_LIKELY(cell != nullptr)) return cell;
-  } else {
-    Heap* h = tls_heap;
-    if (TM_LIKELY(h != nullptr)) {
-      Cell* cell = PopCell<C, PrefetchNext::kAlways>(
-          h, h->direct[SmallGranuleOf(bytes)]);
-      if (TM_LIKELY(cell != nullptr)) return cell;
-    }
   }
   return AllocateClassSlow<C>(SmallClassOf(bytes));
 }
