@@ -135,7 +135,8 @@ static_assert(SmallClassOf(0) == 0 && SmallClassOf(1) == 0 &&
 // classes an octave, the narrowest octave 1-2 KiB), so a size's 256-byte
 // unit decides its class. 1 KiB of table (16 lines) for two instructions
 // and one byte load in place of a leading-zero count and seven arithmetic
-// steps.
+// steps: rt_100k 3.23 against 3.68 ns, preloaded A/B (2026-12-07); W1, W4
+// and the cc1plus trace level.
 inline constexpr int kMediumUnitShift = 8;
 struct MediumClassTable {
   uint8_t class_of_unit[kMaxClassSize >> kMediumUnitShift];
