@@ -98,9 +98,6 @@ TEST(SizeClassesTest, TheSmallTableAgreesWithClassOfForEverySmallSize) {
   }
 }
 
-// Exhaustive over every offset of every class's page span, and over as
-// many offsets below the cells: the key gives the index of the cell an
-// offset starts, and a number no page's cells reach for every other offset.
 TEST(SizeClassesTest, TheMediumTableAgreesWithClassOfForEveryMediumSize) {
   for (size_t bytes = kMaxSmallSize + 1; bytes <= kMaxClassSize; ++bytes) {
     ASSERT_EQ(MediumClassOf(bytes), ClassOf(bytes)) << bytes;
@@ -112,6 +109,9 @@ TEST(SizeClassesTest, TheMediumTableAgreesWithClassOfForEveryMediumSize) {
   }
 }
 
+// Exhaustive over every offset of every class's page span, and over as
+// many offsets below the cells: the key gives the index of the cell an
+// offset starts, and a number no page's cells reach for every other offset.
 TEST(SizeClassesTest, CellIndexIfStartIsExactDivisionOrOutOfReach) {
   for (int c = 0; c < kNumClasses; ++c) {
     const uint64_t size = ClassSize(c);
