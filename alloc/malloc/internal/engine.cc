@@ -189,12 +189,13 @@ void* AllocateAligned(size_t bytes, size_t alignment) {
     // 128: a 1280-byte cell, not a 2 KiB one).
     const int natural = ClassOfAligned(bytes, alignment);
     const size_t padded = bytes + alignment - 16;
-    if (natural >= 0 && (padded > kMaxClassSize ||
-                         ClassSize(natural) <= ClassSize(ClassOf(padded)))) {
+    const int padded_class = padded <= kMaxClassSize ? ClassOf(padded) : -1;
+    if (natural >= 0 && (padded_class < 0 ||
+                         ClassSize(natural) <= ClassSize(padded_class))) {
       return AllocateClass<C>(natural);
     }
-    if (padded <= kMaxClassSize) {
-      char* cell = static_cast<char*>(AllocateClass<C>(ClassOf(padded)));
+    if (padded_class >= 0) {
+      char* cell = static_cast<char*>(AllocateClass<C>(padded_class));
       if (cell == nullptr) return nullptr;
       Segment* s = SegmentOf(cell);
       PageAt(s, reinterpret_cast<uintptr_t>(cell))

@@ -49,10 +49,11 @@ void PurgeSegments(Heap* h, uint64_t now, bool force) {
 // Retires every empty page of `h`. keep_one: but the first of each class
 // up to 8 KiB, aligned classes included (pages of one slot and many cells),
 // which a program that empties and refills a class (W1's batches) would
-// otherwise re-carve every time. Empty pages of the classes above go: kept, each held 64 KiB-512 KiB
-// resident for a class the program may not use again (at the cc1plus
-// trace's peak, ten such pages held 1.7 MiB); re-making one costs a new
-// page, at most once a purge tick or a NewPage's retire.
+// otherwise re-carve every time. Empty pages of the classes above go: kept,
+// each would hold 64 KiB-512 KiB resident for a class the program may not
+// use again (at the cc1plus trace's peak, ten such pages held 1.7 MiB);
+// re-making one costs a new page, at most once a purge tick or a NewPage's
+// retire.
 bool RetireEmptyPages(Heap* h, bool keep_one, int first_class,
                       int end_class) {
   bool any = false;
