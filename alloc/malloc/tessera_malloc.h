@@ -86,7 +86,8 @@
 //     (kSmallPageSegments says what that costs). In the first segments'
 //     small pages, a carve of cells up to 1 KiB into memory never resident
 //     prefaults the next 16 KiB with one MADV_POPULATE_WRITE instead of
-//     four faults (kPrefaultBytes).
+//     four faults (a page's first carve only its first 4 KiB:
+//     kPrefaultBytes).
 //   * A thread's heap outlives the thread: at exit it is abandoned, other
 //     threads' frees keep landing in it, any thread's slow path collects one
 //     abandoned heap now and then (frees its empty pages and segments), and

@@ -904,26 +904,33 @@ size_t ResidentPageCount(const void* p, size_t bytes) {
 
 // A new thread's first 64-byte block, in its new heap's first segment (small
 // pages, never resident): the carve that made it prefaulted the page's first
-// 16 KiB (kPrefaultBytes) in one call, and nothing past them. Exits 0 if so.
+// 4 KiB (kPrefaultFirstBytes) and nothing past them; the page's second carve
+// (its 65th block) prefaulted up to its first 16 KiB (kPrefaultBytes) in one
+// call, and nothing past them. Exits 0 if so.
 void CheckCarvePrefaultsAndExit() {
-  std::vector<bool> resident;
+  std::vector<bool> first_carve, second_carve;
   uintptr_t offset = 0;
   std::thread thread([&] {
-    void* p = M().Allocate(64);
-    offset = reinterpret_cast<uintptr_t>(p) & 0xffff;
-    resident = ResidentPages(p, 5);
-    M().Deallocate(p, 64);
+    std::vector<void*> blocks;
+    blocks.push_back(M().Allocate(64));
+    offset = reinterpret_cast<uintptr_t>(blocks[0]) & 0xffff;
+    first_carve = ResidentPages(blocks[0], 5);
+    for (int i = 1; i <= 64; ++i) blocks.push_back(M().Allocate(64));
+    second_carve = ResidentPages(blocks[0], 5);
+    for (void* p : blocks) M().Deallocate(p, 64);
   });
   thread.join();
   std::string seen;
-  for (bool r : resident) seen += r ? '1' : '0';
+  for (bool r : first_carve) seen += r ? '1' : '0';
+  seen += ' ';
+  for (bool r : second_carve) seen += r ? '1' : '0';
   std::fprintf(stderr, "cells at slot offset %#lx, pages resident %s\n",
                static_cast<unsigned long>(offset), seen.c_str());
-  // The block is the page's first cell (at a 64 KiB slot or just past the
-  // segment header), so its 16 KiB are the page's first 16 KiB.
+  // The first block is the page's first cell (at a 64 KiB slot or just past
+  // the segment header), so its 16 KiB are the page's first 16 KiB.
   const bool first_cell = offset == 0 || offset == 16384;
-  // A kernel before 5.14 refuses MADV_POPULATE_WRITE: then the carve's
-  // own writes fault in its first 4 KiB page alone.
+  // A kernel before 5.14 refuses MADV_POPULATE_WRITE: then each carve's own
+  // writes fault in its 4 KiB page alone.
   void* probe = mmap(nullptr, 4096, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   const bool populate = madvise(probe, 4096, MADV_POPULATE_WRITE) == 0;
@@ -934,8 +941,8 @@ void CheckCarvePrefaultsAndExit() {
   std::string thp_mode((std::istreambuf_iterator<char>(thp)),
                        std::istreambuf_iterator<char>());
   const char* expected = thp_mode.find("[always]") != std::string::npos
-                             ? "11111"
-                             : populate ? "11110" : "10000";
+                             ? "11111 11111"
+                             : populate ? "10000 11110" : "10000 11000";
   std::exit(first_cell && seen == expected ? 0 : 1);
 }
 
@@ -945,20 +952,22 @@ TEST(TesseraMallocDeathTest, CarvePrefaultsFreshSmallPageMemoryInBatches) {
               "pages resident");
 }
 
-// The same for a new thread's first 1 KiB block, whose page is coloured (its
+// The same for a new thread's 1 KiB blocks, whose page is coloured (its
 // cells start 0-15 lines past the slot, not on a memory page boundary): the
-// carve prefaults from the memory page that holds the first cell, which the
-// kernel accepts, so prefault stays on for the process (an unaligned
+// carves prefault from the memory page that holds their first cell, which
+// the kernel accepts, so prefault stays on for the process (an unaligned
 // MADV_POPULATE_WRITE fails with EINVAL, taken for a kernel without it).
-// Exits 0 if so.
+// The first carve (four cells) populates 4 KiB past the first cell, the
+// second up to 16 KiB past it. Exits 0 if so.
 void CheckColouredCarvePrefaultsAndExit() {
   std::vector<bool> resident;
   uintptr_t cell = 0;
   std::thread thread([&] {
-    void* p = M().Allocate(1024);
-    cell = reinterpret_cast<uintptr_t>(p);
-    resident = ResidentPages(reinterpret_cast<void*>(cell & ~uintptr_t{4095}), 4);
-    M().Deallocate(p, 1024);
+    std::vector<void*> blocks;
+    for (int i = 0; i < 5; ++i) blocks.push_back(M().Allocate(1024));
+    cell = reinterpret_cast<uintptr_t>(blocks[0]);
+    resident = ResidentPages(reinterpret_cast<void*>(cell & ~uintptr_t{4095}), 5);
+    for (void* p : blocks) M().Deallocate(p, 1024);
   });
   thread.join();
   std::string seen;
@@ -973,7 +982,9 @@ void CheckColouredCarvePrefaultsAndExit() {
   munmap(probe, 4096);
   // Kernels without MADV_POPULATE_WRITE: the carve's own writes fault in
   // the cell's first page, and prefault is off.
-  const bool ok = populate ? seen == "1111" && !prefault_off : seen[0] == '1';
+  // Populated: the pages of [cell, cell + 16 KiB), four or five of them.
+  const char* expected = (cell & 4095) == 0 ? "11110" : "11111";
+  const bool ok = populate ? seen == expected && !prefault_off : seen[0] == '1';
   std::exit(ok ? 0 : 1);
 }
 

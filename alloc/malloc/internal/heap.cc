@@ -599,14 +599,17 @@ void ReleaseEmptySegments(Heap* h, bool purged_only) {
 
 // The page's cells up to `end` (bytes past `cells`) are about to be
 // written by Carve for the first time: fault them in, and up to the next
-// kPrefaultBytes boundary, with one MADV_POPULATE_WRITE (see
-// kPrefaultBytes). A kernel without it (before 5.14) gets the faults.
+// kPrefaultBytes boundary (kPrefaultFirstBytes on the page's first carve),
+// with one MADV_POPULATE_WRITE (see kPrefaultBytes). A kernel without it
+// (before 5.14) gets the faults.
 void Prefault(Page* p, uint32_t end) {
   const uint32_t span =
       static_cast<uint32_t>(p->slots) * kSlotSize -
       static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p->cells) &
                             (kSlotSize - 1));
-  uint32_t to = (end + kPrefaultBytes - 1) & ~(kPrefaultBytes - 1);
+  const uint32_t step =
+      p->populated == 0 ? kPrefaultFirstBytes : kPrefaultBytes;
+  uint32_t to = (end + step - 1) & ~(step - 1);
   if (to > span) to = span;
   if (to <= p->populated) return;
   const int saved_errno = errno;  // malloc that succeeds leaves errno be
