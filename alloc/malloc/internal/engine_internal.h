@@ -512,7 +512,16 @@ inline uintptr_t ThreadPointer() {
 }
 
 inline bool OwnsPage(const Page* p) {
+#if defined(__x86_64__)
+  // The thread pointer as the compare's memory operand: one instruction
+  // where loading it first took two (free's fast path, every call).
+  const uintptr_t owner = p->owner.load(std::memory_order_relaxed);
+  bool owns;
+  __asm__("cmpq %%fs:0, %1" : "=@ccz"(owns) : "r"(owner) : "cc");
+  return owns;
+#else
   return p->owner.load(std::memory_order_relaxed) == ThreadPointer();
+#endif
 }
 
 inline void EnsureInit() {
