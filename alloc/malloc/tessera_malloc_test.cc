@@ -883,6 +883,56 @@ TEST(TesseraMallocDeathTest, AHeapAdvisesHugePagesPastItsFirstSegments) {
               "segment 0");
 }
 
+// A new thread fills kSmallPageSegments + 1 segments of its new heap with
+// 200 KiB blocks (one per page), then frees and takes back kDriftUnfulls of
+// them, which gives as many full pages room again and maps nothing, and
+// allocates on. Exits 0 when the segment it maps next, after that churn, is
+// not advised MADV_HUGEPAGE (kDriftUnfulls) and the one after it, mapped
+// with no free in between, is.
+void CheckDriftingHeapGetsSmallPagesAndExit() {
+  constexpr size_t kSmall = malloc_internal::kSmallPageSegments;
+  constexpr size_t kChurn = malloc_internal::kDriftUnfulls;
+  std::vector<std::string> flags;  // per segment, in the order they came
+  size_t segments_after_churn = 0;
+  std::thread thread([&] {
+    constexpr size_t kBytes = size_t{200} << 10;
+    std::vector<void*> blocks;
+    std::set<uintptr_t> segments;
+    auto allocate_until = [&](size_t count) {
+      while (segments.size() < count && blocks.size() < 2000) {
+        blocks.push_back(M().Allocate(kBytes));
+        const uintptr_t segment = reinterpret_cast<uintptr_t>(
+            malloc_internal::SegmentOf(blocks.back()));
+        if (segments.insert(segment).second) {
+          flags.push_back(VmFlagsOf(blocks.back()));
+        }
+      }
+    };
+    allocate_until(kSmall + 1);
+    for (size_t i = 0; i < kChurn; ++i) {
+      M().Deallocate(blocks[i], kBytes);
+      blocks[i] = M().Allocate(kBytes);
+    }
+    segments_after_churn = segments.size();
+    allocate_until(kSmall + 3);
+    for (void* p : blocks) M().Deallocate(p, kBytes);
+  });
+  thread.join();
+  bool ok = segments_after_churn == kSmall + 1 && flags.size() == kSmall + 3;
+  for (size_t i = 0; i < flags.size(); ++i) {
+    const bool advised = flags[i].find(" hg ") != std::string::npos;
+    ok = ok && !flags[i].empty() && advised == (i >= kSmall && i != kSmall + 1);
+    std::fprintf(stderr, "segment %zu [%s]\n", i, flags[i].c_str());
+  }
+  std::exit(ok ? 0 : 1);
+}
+
+TEST(TesseraMallocDeathTest, AHeapThatTakesMemoryBackGrowsInSmallPages) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(CheckDriftingHeapGetsSmallPagesAndExit(),
+              ::testing::ExitedWithCode(0), "segment 0");
+}
+
 // Which of the 4 KiB pages [p, p + pages * 4096) are resident.
 std::vector<bool> ResidentPages(const void* p, size_t pages) {
   std::vector<unsigned char> v(pages);

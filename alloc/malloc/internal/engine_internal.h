@@ -167,6 +167,22 @@ inline bool HasAligned(const Page* p) {
 // is small). With no huge pages at all, W4 ran 705-750 against 530 ns.
 constexpr int kSmallPageSegments = 8;
 
+// Past those, a heap that has been taking memory back is not advised huge
+// pages for its next segment: once pages have regained room this many
+// times (Unfull) since it last mapped one. Such a heap is not growing in a
+// burst that fills the segment at once; it drifts (the mix of live sizes
+// moves), and the new segment fills slowly, a page at a time. On these
+// VMs (Firecracker, with the balloon's free page reporting: the kernel
+// hands free 2 MiB blocks back to the host) a fresh 2 MiB page costs
+// 5.1-5.5 ms to fault in, the host backing it then, where 512 small pages,
+// which come from recently freed memory, cost 0.7-1.5 ms (a scratch probe,
+// 2026-12-07); and small pages fault in only what the heap touches. W4, whose heap drifts by 3-4 segments after its fill: 231
+// against 313 ns an operation (8 runs of the preloaded library; tcmalloc
+// 273 in the same runs); W1, W1 touched and the cc1plus trace's time and
+// memory level. A heap that grows from nothing (the fill) still gets huge
+// pages past its first segments.
+constexpr uint32_t kDriftUnfulls = kSlotsPerSegment;
+
 // A heap of at most this many pages retires its empty pages before every
 // new page that would take slots never used; a larger one, once per
 // pages / 16 such new pages (NewPage). A walk of 512 page records costs a
@@ -245,6 +261,9 @@ struct Heap {
   // reaches a sixteenth of the pages.
   uint32_t pages;
   uint32_t clean_pages_since_retire;
+  // Frees that gave a full page room since the heap last mapped a segment
+  // (Unfull; see kDriftUnfulls). Saturates at kDriftUnfulls.
+  uint32_t unfulls_since_segment;
   std::atomic<Page*> remote_pages;
   Segment* segments;
   Segment* dirty_segments;  // segments with dirty slots (Segment::dirty_next)

@@ -137,6 +137,7 @@ void InitHeap(Heap* h) {
   h->full_pages = 0;
   h->pages = 0;
   h->clean_pages_since_retire = 0;
+  h->unfulls_since_segment = 0;
   h->remote_pages.store(nullptr, std::memory_order_relaxed);
   h->segments = nullptr;
   h->dirty_segments = nullptr;
@@ -277,6 +278,7 @@ TM_NOINLINE void DropCorruptList(const Cell* cell) {
 // back's 1.84, but a page was taken for one cell and went full again on the
 // next allocation: larson 7.9 against 7.0 ns an operation.)
 TM_NOINLINE void Unfull(Heap* h, Page* p) {
+  if (h->unfulls_since_segment < kDriftUnfulls) ++h->unfulls_since_segment;
   FullRemove(h, p);
   const int c = p->size_class;
   if (BinEmpty(h, c)) return BinPushFront(h, p);
@@ -319,7 +321,7 @@ Segment* NewSegment(Heap* h, bool recycled_only) {
        t != nullptr && earlier < kSmallPageSegments; t = t->next) {
     ++earlier;
   }
-  const bool huge = earlier >= kSmallPageSegments;
+  bool huge = earlier >= kSmallPageSegments;
   // Any segment may take the resident pages of a freed huge block: memory
   // that costs neither faults nor new RSS. Not in hardened builds: there a
   // write after free into a freed buffer's first bytes would land in a
@@ -333,6 +335,10 @@ Segment* NewSegment(Heap* h, bool recycled_only) {
     s = static_cast<Segment*>(MapAligned(kSegmentSize, kSegmentSize));
     if (s == nullptr) return nullptr;
   }
+  // A drifting heap's next segment fills slowly: small pages (see
+  // kDriftUnfulls).
+  if (h->unfulls_since_segment >= kDriftUnfulls) huge = false;
+  h->unfulls_since_segment = 0;
   // A segment made of a cached huge mapping keeps whatever 2 MiB pages it
   // has (the system's THP policy may have given it some) and faults in
   // small ones where it was purged.
