@@ -83,7 +83,9 @@
 //     huge blocks, often written in part: huge.cc): a heap past 32 MiB
 //     faults its memory in 2 MiB pages (one fault instead of 512, and TLB
 //     reach for a large live set), and its RSS grows in 2 MiB steps
-//     (kSmallPageSegments says what that costs). In the first segments'
+//     (kSmallPageSegments says what that costs); but not a segment that a
+//     drifting heap maps (64 frees gave full pages room since its last
+//     one: kDriftUnfulls), which fills a page at a time. In segments of
 //     small pages, a carve of cells up to 1 KiB into memory never resident
 //     prefaults the next 16 KiB with one MADV_POPULATE_WRITE instead of
 //     four faults (a page's first carve only its first 4 KiB:
