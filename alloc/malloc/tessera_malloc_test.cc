@@ -845,34 +845,57 @@ TEST(TesseraMallocTest, AThreadThatFirstFreesAnExitedThreadsBlocksAdoptsItsHeap)
   EXPECT_TRUE(all.ok()) << all;
 }
 
-// A new thread fills kSmallPageSegments + 1 segments of its new heap with
-// 200 KiB blocks; exits 0 when its first kSmallPageSegments are not advised
-// MADV_HUGEPAGE ("hg") and the next one is.
+// 200 KiB blocks (one a page, four slots) that a thread allocates, and the
+// VmFlags of each segment they came from, in the order the segments came.
+struct SegmentAdvice {
+  static constexpr size_t kBytes = size_t{200} << 10;
+  std::vector<void*> blocks;
+  std::set<uintptr_t> segments;
+  std::vector<std::string> flags;
+  // Notes the segment of `block` (its flags if it is new).
+  void Record(const void* block) {
+    const uintptr_t segment =
+        reinterpret_cast<uintptr_t>(malloc_internal::SegmentOf(block));
+    if (segments.insert(segment).second) flags.push_back(VmFlagsOf(block));
+  }
+  // Allocates until the blocks span `count` segments.
+  void AllocateUntil(size_t count) {
+    while (segments.size() < count && blocks.size() < 2000) {
+      blocks.push_back(M().Allocate(kBytes));
+      Record(blocks.back());
+    }
+  }
+  void FreeAll() {
+    for (void* p : blocks) M().Deallocate(p, kBytes);
+  }
+  // Whether each segment is advised MADV_HUGEPAGE ("hg") exactly when
+  // `advised(i)` says the i-th should be, for `count` segments.
+  template <typename Advised>
+  bool Matches(size_t count, Advised advised) const {
+    bool ok = flags.size() == count;
+    for (size_t i = 0; i < flags.size(); ++i) {
+      const bool hg = flags[i].find(" hg ") != std::string::npos;
+      ok = ok && !flags[i].empty() && hg == advised(i);
+      std::fprintf(stderr, "segment %zu [%s]\n", i, flags[i].c_str());
+    }
+    return ok;
+  }
+};
+
+// A new thread fills kSmallPageSegments + 1 segments of its new heap; exits
+// 0 when its first kSmallPageSegments are not advised MADV_HUGEPAGE and the
+// next one is.
 void CheckHugePageAdviceAndExit() {
   constexpr size_t kSmall = malloc_internal::kSmallPageSegments;
-  std::vector<std::string> flags;  // per segment, in the order they came
+  SegmentAdvice advice;
   std::thread thread([&] {
-    constexpr size_t kBytes = size_t{200} << 10;
-    std::vector<void*> blocks;
-    std::set<uintptr_t> segments;
-    while (segments.size() < kSmall + 1 && blocks.size() < 1000) {
-      blocks.push_back(M().Allocate(kBytes));
-      const uintptr_t segment = reinterpret_cast<uintptr_t>(
-          malloc_internal::SegmentOf(blocks.back()));
-      if (segments.insert(segment).second) {
-        flags.push_back(VmFlagsOf(blocks.back()));
-      }
-    }
-    for (void* p : blocks) M().Deallocate(p, kBytes);
+    advice.AllocateUntil(kSmall + 1);
+    advice.FreeAll();
   });
   thread.join();
-  bool ok = flags.size() == kSmall + 1;
-  for (size_t i = 0; i < flags.size(); ++i) {
-    const bool advised = flags[i].find(" hg ") != std::string::npos;
-    ok = ok && !flags[i].empty() && advised == (i >= kSmall);
-    std::fprintf(stderr, "segment %zu [%s]\n", i, flags[i].c_str());
-  }
-  std::exit(ok ? 0 : 1);
+  std::exit(advice.Matches(kSmall + 1, [](size_t i) { return i >= kSmall; })
+                ? 0
+                : 1);
 }
 
 // In a fresh process (the death test re-executes the binary), so the thread
@@ -883,47 +906,31 @@ TEST(TesseraMallocDeathTest, AHeapAdvisesHugePagesPastItsFirstSegments) {
               "segment 0");
 }
 
-// A new thread fills kSmallPageSegments + 1 segments of its new heap with
-// 200 KiB blocks (one per page), then frees and takes back kDriftUnfulls of
-// them, which gives as many full pages room again and maps nothing, and
-// allocates on. Exits 0 when the segment it maps next, after that churn, is
-// not advised MADV_HUGEPAGE (kDriftUnfulls) and the one after it, mapped
-// with no free in between, is.
+// A new thread fills kSmallPageSegments + 1 segments of its new heap, then
+// frees and takes back kDriftUnfulls of its blocks, which gives as many
+// full pages room again and maps nothing, and allocates on. Exits 0 when
+// the segment it maps next, after that churn, is not advised MADV_HUGEPAGE
+// (kDriftUnfulls) and the one after it, mapped with no free in between, is.
 void CheckDriftingHeapGetsSmallPagesAndExit() {
   constexpr size_t kSmall = malloc_internal::kSmallPageSegments;
-  constexpr size_t kChurn = malloc_internal::kDriftUnfulls;
-  std::vector<std::string> flags;  // per segment, in the order they came
+  SegmentAdvice advice;
   size_t segments_after_churn = 0;
   std::thread thread([&] {
-    constexpr size_t kBytes = size_t{200} << 10;
-    std::vector<void*> blocks;
-    std::set<uintptr_t> segments;
-    auto allocate_until = [&](size_t count) {
-      while (segments.size() < count && blocks.size() < 2000) {
-        blocks.push_back(M().Allocate(kBytes));
-        const uintptr_t segment = reinterpret_cast<uintptr_t>(
-            malloc_internal::SegmentOf(blocks.back()));
-        if (segments.insert(segment).second) {
-          flags.push_back(VmFlagsOf(blocks.back()));
-        }
-      }
-    };
-    allocate_until(kSmall + 1);
-    for (size_t i = 0; i < kChurn; ++i) {
-      M().Deallocate(blocks[i], kBytes);
-      blocks[i] = M().Allocate(kBytes);
+    advice.AllocateUntil(kSmall + 1);
+    for (size_t i = 0; i < malloc_internal::kDriftUnfulls; ++i) {
+      M().Deallocate(advice.blocks[i], SegmentAdvice::kBytes);
+      advice.blocks[i] = M().Allocate(SegmentAdvice::kBytes);
+      advice.Record(advice.blocks[i]);
     }
-    segments_after_churn = segments.size();
-    allocate_until(kSmall + 3);
-    for (void* p : blocks) M().Deallocate(p, kBytes);
+    segments_after_churn = advice.segments.size();
+    advice.AllocateUntil(kSmall + 3);
+    advice.FreeAll();
   });
   thread.join();
-  bool ok = segments_after_churn == kSmall + 1 && flags.size() == kSmall + 3;
-  for (size_t i = 0; i < flags.size(); ++i) {
-    const bool advised = flags[i].find(" hg ") != std::string::npos;
-    ok = ok && !flags[i].empty() && advised == (i >= kSmall && i != kSmall + 1);
-    std::fprintf(stderr, "segment %zu [%s]\n", i, flags[i].c_str());
-  }
+  const bool ok =
+      segments_after_churn == kSmall + 1 &&
+      advice.Matches(kSmall + 3,
+                     [](size_t i) { return i >= kSmall && i != kSmall + 1; });
   std::exit(ok ? 0 : 1);
 }
 

@@ -176,11 +176,12 @@ constexpr int kSmallPageSegments = 8;
 // hands free 2 MiB blocks back to the host) a fresh 2 MiB page costs
 // 5.1-5.5 ms to fault in, the host backing it then, where 512 small pages,
 // which come from recently freed memory, cost 0.7-1.5 ms (a scratch probe,
-// 2026-12-07); and small pages fault in only what the heap touches. W4, whose heap drifts by 3-4 segments after its fill: 231
-// against 313 ns an operation (8 runs of the preloaded library; tcmalloc
-// 273 in the same runs); W1, W1 touched and the cc1plus trace's time and
-// memory level. A heap that grows from nothing (the fill) still gets huge
-// pages past its first segments.
+// 2026-12-07); and small pages fault in only what the heap touches. W4,
+// whose heap drifts by 3-4 segments after its fill: 231 against 313 ns an
+// operation (8 runs of the preloaded library; tcmalloc 273 in the same
+// runs); W1, W1 touched and the cc1plus trace's time and memory level. A
+// heap that grows from nothing (W4's fill) still gets huge pages past its
+// first segments.
 constexpr uint32_t kDriftUnfulls = kSlotsPerSegment;
 
 // A heap of at most this many pages retires its empty pages before every
