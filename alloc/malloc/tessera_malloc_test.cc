@@ -949,6 +949,13 @@ std::vector<bool> ResidentPages(const void* p, size_t pages) {
   return out;
 }
 
+// `resident` as a string of '1' (resident) and '0', page by page.
+std::string ResidencyString(const std::vector<bool>& resident) {
+  std::string s;
+  for (bool r : resident) s += r ? '1' : '0';
+  return s;
+}
+
 // How many of the 4 KiB pages of [p, p + bytes) are resident (p page
 // aligned); the range must be mapped.
 size_t ResidentPageCount(const void* p, size_t bytes) {
@@ -977,10 +984,8 @@ void CheckCarvePrefaultsAndExit() {
     for (void* p : blocks) M().Deallocate(p, 64);
   });
   thread.join();
-  std::string seen;
-  for (bool r : first_carve) seen += r ? '1' : '0';
-  seen += ' ';
-  for (bool r : second_carve) seen += r ? '1' : '0';
+  const std::string seen =
+      ResidencyString(first_carve) + ' ' + ResidencyString(second_carve);
   std::fprintf(stderr, "cells at slot offset %#lx, pages resident %s\n",
                static_cast<unsigned long>(offset), seen.c_str());
   // The first block is the page's first cell (at a 64 KiB slot or just past
@@ -1027,8 +1032,7 @@ void CheckColouredCarvePrefaultsAndExit() {
     for (void* p : blocks) M().Deallocate(p, 1024);
   });
   thread.join();
-  std::string seen;
-  for (bool r : resident) seen += r ? '1' : '0';
+  const std::string seen = ResidencyString(resident);
   const bool prefault_off = malloc_internal::g_no_prefault.load();
   std::fprintf(stderr, "cell at page offset %#lx, pages resident %s, prefault %s\n",
                static_cast<unsigned long>(cell & 4095), seen.c_str(),

@@ -315,13 +315,15 @@ uint64_t ResidentSlots(const Segment* s) {
 Segment* NewSegment(Heap* h, bool recycled_only) {
   // Transparent huge pages from a heap's ninth segment on (see
   // kSmallPageSegments), advised before the header is written (a 4 KiB page
-  // faulted first would keep its 2 MiB range in small pages).
+  // faulted first would keep its 2 MiB range in small pages); not for a
+  // drifting heap, whose next segment fills slowly (kDriftUnfulls).
   int earlier = 0;
   for (const Segment* t = h->segments;
        t != nullptr && earlier < kSmallPageSegments; t = t->next) {
     ++earlier;
   }
-  bool huge = earlier >= kSmallPageSegments;
+  const bool huge = earlier >= kSmallPageSegments &&
+                    h->unfulls_since_segment < kDriftUnfulls;
   // Any segment may take the resident pages of a freed huge block: memory
   // that costs neither faults nor new RSS. Not in hardened builds: there a
   // write after free into a freed buffer's first bytes would land in a
@@ -335,9 +337,6 @@ Segment* NewSegment(Heap* h, bool recycled_only) {
     s = static_cast<Segment*>(MapAligned(kSegmentSize, kSegmentSize));
     if (s == nullptr) return nullptr;
   }
-  // A drifting heap's next segment fills slowly: small pages (see
-  // kDriftUnfulls).
-  if (h->unfulls_since_segment >= kDriftUnfulls) huge = false;
   h->unfulls_since_segment = 0;
   // A segment made of a cached huge mapping keeps whatever 2 MiB pages it
   // has (the system's THP policy may have given it some) and faults in
