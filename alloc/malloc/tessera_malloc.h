@@ -149,9 +149,11 @@
 //      pages and its full pages; the queues are linked both ways and hold
 //      only the heap's own pages; every page names its heap and carries its
 //      heap's owning thread (0 while no thread owns it: free's owner test
-//      reads the page, not the heap); every size up to 1 KiB has a direct entry
-//      naming its class's
-//      bin head (what small allocations read instead of the bin); a page
+//      reads the page, not the heap); every size up to 1 KiB has a direct
+//      entry naming its class's bin head (what small allocations read
+//      instead of the bin); the calling thread's malloc reads its heap's
+//      bin heads, or, while it has no heap, ones that all name the empty
+//      page (so malloc's fast path needs no test for a heap); a page
 //      marked full has nothing on `free` or `local_free` (free tests only
 //      the head it pushes onto before it looks at the mark).
 //   6. The huge registry: every huge block lies inside its mapping, and the

@@ -652,6 +652,35 @@ TEST(TesseraMallocTest, BlocksOfAnExitedThreadAreFreedByOthersAndItsHeapAdopted)
   EXPECT_TRUE(all.ok()) << all;
 }
 
+// malloc's fast path reads the thread's bin heads without testing for a
+// heap: before the thread has one they all name the empty page, whose empty
+// lists send the first allocation to the slow path, which gives the thread
+// its heap and points the bin heads at the heap's.
+TEST(TesseraMallocTest, MallocBeforeAThreadHasAHeapTakesTheSlowPathToOne) {
+  namespace mi = malloc_internal;
+  std::thread thread([] {
+    ASSERT_EQ(mi::tls_heap, nullptr);
+    ASSERT_EQ(mi::tls_bins, mi::kNoHeapBins.data());
+    for (const mi::Page* head : mi::kNoHeapBins) {
+      ASSERT_EQ(head, &mi::g_empty_page);
+    }
+    void* small = mi::AllocateInline<mi::Counting::kNone>(64);
+    void* medium = mi::AllocateInline<mi::Counting::kNone>(5000);
+    ASSERT_NE(small, nullptr);
+    ASSERT_NE(medium, nullptr);
+    ASSERT_NE(mi::tls_heap, nullptr);
+    EXPECT_EQ(mi::tls_bins, mi::tls_heap->direct);
+    std::memset(small, 1, 64);
+    std::memset(medium, 2, 5000);
+    ExpectIntact();
+    mi::FreeInline<mi::Counting::kNone>(small);
+    mi::FreeInline<mi::Counting::kNone>(medium);
+    ExpectIntact();
+  });
+  thread.join();
+  ExpectIntact();
+}
+
 // Free's owner test compares the page's owning thread with the caller's
 // thread pointer. A thread that exits hands its pages to no thread before
 // its heap is abandoned, so a thread created after it, which glibc usually
@@ -738,6 +767,8 @@ TEST(TesseraMallocTest, AThreadWhoseHeapCannotBeRegisteredLeavesNoHeapBehind) {
       ASSERT_NE(p, nullptr) << bytes;
       std::memset(p, 5, bytes);
       had_heap = had_heap && mi::tls_heap != nullptr;
+      // Given back at once: malloc reads the no-heap bin heads again.
+      EXPECT_EQ(mi::tls_bins, mi::kNoHeapBins.data());
       M().Deallocate(p, bytes);
     }
   });

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -101,12 +102,12 @@ struct alignas(64) Page {
   // of the cell `a` starts, or a number above every page's cell count, so
   // free validates a pointer with one compare against `carved_cells`.
   uint64_t cell_key;
-  uint32_t used;       // cells handed out and not back on free/local_free
   // Cells carved so far: cells [0, carved_cells). Atomic (relaxed, plain
-  // moves on x86) because other threads' frees read it to validate.
-  std::atomic<uint32_t> carved_cells;
+  // moves on x86) because other threads' frees read it to validate. 64 bits
+  // so that free compares the cell index with it in memory (IsCarvedIndex).
+  std::atomic<uint64_t> carved_cells;
+  uint32_t used;       // cells handed out and not back on free/local_free
   uint32_t block_size;
-  uint32_t capacity;   // cells the page can hold
   uint8_t kind;        // SlotKind
   uint8_t size_class;
   uint8_t slots;       // span length (lead slot)
@@ -119,6 +120,7 @@ struct alignas(64) Page {
   // (or being pushed onto) its heap's `remote_pages` list; the thread that
   // sets it pushes the page, the owner clears it by taking the list.
   alignas(64) std::atomic<uintptr_t> thread_free;
+  uint32_t capacity;  // cells the page can hold
   Page* next;  // bin queue (null while full)
   Page* prev;
   Page* remote_next;  // heap's remote_pages list
@@ -142,7 +144,23 @@ static_assert(sizeof(Page) == 128, "two cache lines per page record");
 
 // Cells carved so far.
 inline uint32_t CarvedCells(const Page* p) {
-  return p->carved_cells.load(std::memory_order_relaxed);
+  return static_cast<uint32_t>(p->carved_cells.load(std::memory_order_relaxed));
+}
+// index < carved cells, the compare taking `carved_cells` from memory: GCC
+// loads an atomic into a register first, one instruction more on every
+// free.
+inline bool IsCarvedIndex(uint64_t index, const Page* p) {
+#if defined(__x86_64__)
+  bool below;
+  __asm__("cmpq %2, %1"
+          : "=@ccb"(below)
+          : "r"(index),
+            "m"(*reinterpret_cast<const uint64_t*>(&p->carved_cells))
+          : "cc");
+  return below;
+#else
+  return index < p->carved_cells.load(std::memory_order_relaxed);
+#endif
 }
 // Bytes of cells carved so far, past `cells`.
 inline uint64_t CarvedBytes(const Page* p) {
@@ -278,6 +296,9 @@ struct Heap {
   Heap* registry_next;
   Heap* abandoned_next;
 };
+static_assert(offsetof(Heap, bins) ==
+                  offsetof(Heap, direct) + kSmallGranules * sizeof(Page*),
+              "tls_bins reads bins[c] as direct[kSmallGranules + c]");
 
 // ---------------------------------------------------------------------------
 // Globals: all constant-initialised.
@@ -345,6 +366,23 @@ inline int (*g_set_thread_heap)(pthread_key_t, const void*) =
     pthread_setspecific;
 
 TM_TLS inline thread_local Heap* tls_heap = nullptr;
+// The bin heads malloc reads (Heap::direct, then Heap::bins), never null:
+// the heap's own while the thread has one (SetThreadHeap), else
+// kNoHeapBins, every entry &g_empty_page, whose empty lists send malloc to
+// its slow path, which acquires a heap. So malloc's fast path does not
+// test for a heap (mimalloc's empty default heap does the same).
+constexpr int kBinHeads = kSmallGranules + kNumBins;
+inline constexpr std::array<Page*, kBinHeads> kNoHeapBins = [] {
+  std::array<Page*, kBinHeads> bins{};
+  for (Page*& b : bins) b = &g_empty_page;
+  return bins;
+}();
+TM_TLS inline thread_local Page* const* tls_bins = kNoHeapBins.data();
+// Sets the calling thread's heap: tls_heap and tls_bins, always together.
+inline void SetThreadHeap(Heap* h) {
+  tls_heap = h;
+  tls_bins = h != nullptr ? h->direct : kNoHeapBins.data();
+}
 TM_TLS inline thread_local bool tls_dead = false;  // past the key destructor
 // While the thread has no heap: the heap of the first block it freed, which
 // AcquireHeap adopts if it is abandoned.

@@ -93,13 +93,22 @@ inline Cell* PopCell(Heap* h, Page* p) {
 
 // The fast paths are leaves: a TLS load, the page, two dependent loads and
 // three stores; everything else (no heap yet, page exhausted) is out of
-// line, so nothing here needs a callee-saved register.
+// line, so nothing here needs a callee-saved register. Without counters
+// (the program's malloc) they read the bin heads through tls_bins, which is
+// never null, so they make no test for a heap: 2026-12-07 (21:23-) in
+// docs/benchmarks.md.
 template <Counting C>
 inline void* AllocateClass(int c) {
-  Heap* h = tls_heap;
-  if (TM_LIKELY(h != nullptr)) {
-    Cell* cell = PopCell<C, PrefetchNext::kIfAny>(h, h->bins[c]);
+  if constexpr (C == Counting::kNone) {
+    Cell* cell = PopCell<C, PrefetchNext::kIfAny>(
+        nullptr, tls_bins[kSmallGranules + c]);
     if (TM_LIKELY(cell != nullptr)) return cell;
+  } else {
+    Heap* h = tls_heap;
+    if (TM_LIKELY(h != nullptr)) {
+      Cell* cell = PopCell<C, PrefetchNext::kIfAny>(h, h->bins[c]);
+      if (TM_LIKELY(cell != nullptr)) return cell;
+    }
   }
   return AllocateClassSlow<C>(c);
 }
@@ -108,11 +117,17 @@ inline void* AllocateClass(int c) {
 // granule (Heap::direct), the class computed only off the fast path.
 template <Counting C>
 inline void* AllocateSmall(size_t bytes) {
-  Heap* h = tls_heap;
-  if (TM_LIKELY(h != nullptr)) {
+  if constexpr (C == Counting::kNone) {
     Cell* cell = PopCell<C, PrefetchNext::kAlways>(
-        h, h->direct[SmallGranuleOf(bytes)]);
+        nullptr, tls_bins[SmallGranuleOf(bytes)]);
     if (TM_LIKELY(cell != nullptr)) return cell;
+  } else {
+    Heap* h = tls_heap;
+    if (TM_LIKELY(h != nullptr)) {
+      Cell* cell = PopCell<C, PrefetchNext::kAlways>(
+          h, h->direct[SmallGranuleOf(bytes)]);
+      if (TM_LIKELY(cell != nullptr)) return cell;
+    }
   }
   return AllocateClassSlow<C>(SmallClassOf(bytes));
 }
@@ -147,7 +162,7 @@ inline Page* PageAt(Segment* s, uintptr_t a) {
 inline Cell* CellToFree(Page* p, uintptr_t a, bool report) {
   const uintptr_t cells = reinterpret_cast<uintptr_t>(p->cells);
   const uint64_t offset = a - cells;
-  if (TM_LIKELY(CellIndexIfStart(offset, p->cell_key) < CarvedCells(p))) {
+  if (TM_LIKELY(IsCarvedIndex(CellIndexIfStart(offset, p->cell_key), p))) {
     return reinterpret_cast<Cell*>(a);
   }
   // Below the cells, the offset wraps.
@@ -235,7 +250,7 @@ inline void FreeInSegment(Segment* s, void* ptr, size_t expected_bytes) {
   Page* p = SlotRecord(s, a);
   const uint64_t index =
       CellIndexIfStart(a - reinterpret_cast<uintptr_t>(p->cells), p->cell_key);
-  if (TM_UNLIKELY(index >= CarvedCells(p))) {
+  if (TM_UNLIKELY(!IsCarvedIndex(index, p))) {
     return FreeInSegmentSlow<C>(s, ptr, expected_bytes);
   }
   // `a` itself, not cells + index * block_size: equal here, but `a` is known

@@ -199,7 +199,7 @@ Heap* AcquireHeap() {
   tls_first_freed_heap = nullptr;
   if (h == nullptr) return nullptr;
   SetHeapOwner(h, ThreadPointer());
-  tls_heap = h;
+  SetThreadHeap(h);
   // May allocate (keys beyond the first 32): tls_heap is already set.
   if (TM_UNLIKELY(g_set_thread_heap(g_thread_key, h) != 0)) {
     // Without the key's destructor the heap would outlive the thread with

@@ -252,6 +252,12 @@ const char* CheckHuge(int* invariant) {
 const char* CheckThreadHeap(int* invariant) {
   *invariant = 0;
   Heap* h = tls_heap;
+  // 5: malloc's fast path reads the heap's bin heads, or while the thread
+  // has no heap the no-heap ones (every entry the empty page, constexpr).
+  if (tls_bins != (h != nullptr ? h->direct : kNoHeapBins.data())) {
+    TM_FAIL(5, "the calling thread's malloc reads bin heads that are not "
+               "its heap's");
+  }
   if (h != nullptr) {
     const char* err = CheckHeap(h, invariant);
     if (err != nullptr) return err;

@@ -132,7 +132,7 @@ void OnThreadExit(void* heap) {
   // destructors) must go the remote way, and a thread created after this
   // one exits may get its thread pointer.
   SetHeapOwner(h, 0);
-  tls_heap = nullptr;
+  SetThreadHeap(nullptr);
   tls_dead = true;  // later calls on this thread use the orphan heap
   pthread_mutex_lock(&g_registry_lock);
   h->owned = false;
