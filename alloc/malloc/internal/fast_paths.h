@@ -96,7 +96,10 @@ inline Cell* PopCell(Heap* h, Page* p) {
 // line, so nothing here needs a callee-saved register. Without counters
 // (the program's malloc) they read the bin heads through tls_bins, which is
 // never null, so they make no test for a heap: 2026-12-07 (21:23-) in
-// docs/benchmarks.md.
+// docs/benchmarks.md. With counters they need the heap itself, and its
+// test is cheaper than a second thread-local load: one path for both,
+// through tls_bins with tls_heap read to count, made the interface form's
+// W3, rt_64 and pool 4-7% slower (8 alternating runs each, 2026-12-07).
 template <Counting C>
 inline void* AllocateClass(int c) {
   if constexpr (C == Counting::kNone) {
