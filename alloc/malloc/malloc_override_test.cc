@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "alloc/malloc/internal/engine.h"
+#include "alloc/malloc/internal/engine_internal.h"
 #include "gtest/gtest.h"
 
 extern "C" void free_sized(void* ptr, size_t bytes);
@@ -238,6 +240,56 @@ TEST(MallocOverrideTest, CountsHugeBlocksButNotClassBlocks) {
   EXPECT_EQ(Stats().allocations - middle.allocations, 1u);
   free(huge);
   EXPECT_EQ(Stats().deallocations - middle.deallocations, 1u);
+}
+
+// The program's blocks lie in the segment range, reserved when its first
+// segment was mapped (before main).
+TEST(MallocOverrideTest, BlocksLieInTheSegmentRange) {
+  EXPECT_TRUE(SegmentRangeReserved());
+  for (size_t bytes : {size_t{16}, size_t{1000}, size_t{100000}}) {
+    void* p = malloc(bytes);
+    EXPECT_TRUE(InSegmentRange(reinterpret_cast<uintptr_t>(p))) << bytes;
+    free(p);
+  }
+  EXPECT_EQ(Stats().segments_outside_range, 0u);
+}
+
+// TESSERA_MALLOC_SEGMENT_RANGE=0 (read when the first segment is mapped,
+// before main) keeps segments out of the range: they are mapped anywhere,
+// and free finds them through the map, on the thread that allocated a block
+// or another. Bad frees are still reported.
+TEST(MallocOverrideDeathTest, WithoutTheSegmentRangeFreeFindsSegmentsByTheMap) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  setenv("TESSERA_MALLOC_SEGMENT_RANGE", "0", 1);
+  EXPECT_EXIT(
+      {
+        bool ok = !SegmentRangeReserved();
+        std::vector<char*> blocks;
+        for (int i = 0; i < 20000; ++i) {
+          const size_t n = 8 + static_cast<size_t>(i * 37 % 3000);
+          char* p = static_cast<char*>(malloc(n));
+          std::memset(p, i & 0x7f, n);
+          ok &= !InSegmentRange(reinterpret_cast<uintptr_t>(p));
+          blocks.push_back(p);
+        }
+        std::thread([&] {
+          for (size_t i = 0; i < blocks.size(); i += 2) free(blocks[i]);
+        }).join();
+        for (size_t i = 1; i < blocks.size(); i += 2) free(blocks[i]);
+        const EngineStats stats = Stats();
+        ok &= stats.segments > 0 &&
+              stats.segments_outside_range == stats.segments;
+        int invariant = 0;
+        ok &= CheckAllHeaps(&invariant) == nullptr;
+        std::fprintf(stderr, "outside the range: %s\n", ok ? "ok" : "wrong");
+        if (!ok) std::exit(1);
+        char* p = static_cast<char*>(malloc(200));
+        free(p);
+        free(p);
+      },
+      ::testing::KilledBySignal(SIGABRT),
+      "outside the range: ok\n.*tessera_malloc: double free of 0x");
+  unsetenv("TESSERA_MALLOC_SEGMENT_RANGE");
 }
 
 TEST(MallocOverrideTest, DlsymAndDlopenWork) {

@@ -95,6 +95,7 @@ TesseraMallocStats TesseraMalloc::detailed_stats() const {
   const mi::EngineStats e = mi::Stats();
   TesseraMallocStats s;
   s.segments = e.segments;
+  s.segments_outside_range = e.segments_outside_range;
   s.huge_blocks = e.huge_blocks;
   s.huge_bytes = e.huge_bytes;
   s.huge_cached_bytes = e.huge_cached_bytes;

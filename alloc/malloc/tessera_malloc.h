@@ -14,7 +14,15 @@
 //   * Segments of 4 MiB aligned to 4 MiB, so a pointer finds its segment by
 //     masking; a process-wide byte map (one byte per 4 MiB of address space,
 //     32 MiB reserved, touched only where segments are) says which chunks are
-//     segments, so a foreign pointer is recognised without reading it.
+//     segments. They are mapped in the segment range, 1 TiB of address space
+//     at 32 TiB reserved readable and empty (no memory, no commit charge)
+//     with the first segment: free recognises a pointer into it by its high
+//     bits, with no load, and the range's chunks that are no segment read as
+//     zeros, which send a free into them to the slow path and the map. Where
+//     the range cannot be reserved (an address-space limit, a sanitizer's
+//     layout, another mapping there, TESSERA_MALLOC_SEGMENT_RANGE=0) or is
+//     full, segments are mapped anywhere and free finds them through the map,
+//     out of line (`segments_outside_range` counts them).
 //   * A segment is 64 slots of 64 KiB, owned by one heap. A page is 1-4
 //     slots holding cells of one size class (52 classes, 16 B to 256 KiB,
 //     at most 25% waste above 128 B): at least eight cells up to 16 KiB
@@ -40,7 +48,8 @@
 //   * Allocation of a small block: a TLS load, the page from the heap's
 //     entry for the size's 16-byte granule (up to 1 KiB; above, a class
 //     computed from the size and its bin), a pop; when `free` is dry,
-//     `local_free` is taken inline. Free: a mask, a byte-map load, the
+//     `local_free` is taken inline. Free: a compare of the pointer's high
+//     bits (the segment range), a mask, the
 //     record of the pointer's own slot, the checks below, an owner compare
 //     (the page's owning thread against the caller's thread pointer, with
 //     no TLS variable read), a push onto `free`.
@@ -123,7 +132,9 @@
 // "invariant N"):
 //   1. Every segment of a heap is marked in the segment map, carries the
 //      segment magic, names its heap, and the heap's segment list is linked
-//      both ways.
+//      both ways; a segment records whether it lies in the segment range,
+//      truly (one in the reserved range records it, and one that records it
+//      is marked used there).
 //   2. A segment's slots are consistent: a free slot (in `free_mask`) is
 //      marked free, a slot in use is a page's lead or one of its tails
 //      pointing back to it, spans stay in the segment (they may start at
@@ -166,7 +177,8 @@
 //     in `failed_requests`. An invalid alignment through the interface:
 //     nullptr (InvalidArgument on the checked path).
 //   * free of a pointer that is not a live block, checked on every free:
-//     a pointer outside every segment and huge block (foreign), inside a
+//     a pointer outside every segment and huge block (foreign, also in a
+//     chunk of the segment range that is no segment), inside a
 //     segment's header or past its page's carved cells (foreign), inside a
 //     block (interior, except in pages that served aligned requests, where
 //     any address inside a block frees it: memalign's blocks are freed with
@@ -193,6 +205,9 @@ namespace tessera {
 // Statistics beyond AllocatorStats.
 struct TesseraMallocStats {
   uint64_t segments = 0;           // 4 MiB segments mapped
+  // Of them, mapped outside the segment range (see the design): their frees
+  // take a slower route.
+  uint64_t segments_outside_range = 0;
   uint64_t huge_blocks = 0;        // live mapped blocks above 256 KiB
   uint64_t huge_bytes = 0;         // their mapped bytes
   uint64_t huge_cached_bytes = 0;  // freed mappings kept for reuse

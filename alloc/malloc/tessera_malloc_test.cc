@@ -35,6 +35,7 @@ namespace {
 
 using pool_internal::ViolationRecorder;
 using ::testing::HasSubstr;
+namespace mi = malloc_internal;
 
 TesseraMalloc& M() { return GlobalTesseraMalloc(); }
 
@@ -195,7 +196,6 @@ TEST(TesseraMallocTest, AlignedRequestsTakeCellsOfTheirSizeNotSizePlusAlignment)
 // page-aligned buffers would otherwise re-carve its page every tick); a
 // forced collection retires it.
 TEST(TesseraMallocTest, APurgeTickKeepsAnAlignedClassesFirstEmptyPage) {
-  namespace mi = malloc_internal;
   std::thread thread([&] {
     const int c = mi::kFirstAlignedClass + 2;  // 4 KiB
     ASSERT_EQ(mi::ClassSize(c), 4096u);
@@ -404,6 +404,43 @@ TEST(TesseraMallocTest, PointersPastTheCarvedCellsOrIntoAHeaderAreReported) {
   ExpectIntact();
   M().Deallocate(block, kBytes);
   ASSERT_EQ(recorder.violations().size(), 2u);
+  ExpectIntact();
+}
+
+// Segments lie in the segment range where it could be reserved (free finds
+// a pointer there by its high bits, with no load); its chunks that are not
+// segments read as zeros, so a free into one is reported, not followed.
+TEST(TesseraMallocTest, SegmentsLieInTheRangeAndItsOtherChunksAreForeign) {
+  void* block = M().Allocate(64);
+  ASSERT_NE(block, nullptr);
+  const TesseraMallocStats stats = M().detailed_stats();
+  const bool in_range =
+      malloc_internal::InSegmentRange(reinterpret_cast<uintptr_t>(block));
+  if (!malloc_internal::SegmentRangeReserved()) {
+    // (ThreadSanitizer's layout keeps these addresses for itself.)
+    EXPECT_FALSE(in_range);
+    EXPECT_EQ(stats.segments_outside_range, stats.segments);
+    M().Deallocate(block, 64);
+    return;
+  }
+  EXPECT_TRUE(in_range);
+  EXPECT_EQ(stats.segments_outside_range, 0u);
+  ViolationRecorder recorder;
+  // The range's last chunk: chunks are taken lowest first.
+  char* stray = reinterpret_cast<char*>(malloc_internal::kSegmentRangeBase +
+                                        malloc_internal::kSegmentRangeBytes -
+                                        malloc_internal::kSegmentSize) +
+                (64 << 10);
+  M().Deallocate(stray, 16);
+  mi::FreeInline<mi::Counting::kNone>(stray);
+  ASSERT_EQ(recorder.violations().size(), 2u);
+  for (const auto& v : recorder.violations()) {
+    EXPECT_EQ(v.violation, ContractViolation::kForeignPointer);
+    EXPECT_EQ(v.ptr, stray);
+    EXPECT_THAT(v.detail, HasSubstr("not allocated"));
+  }
+  ExpectIntact();
+  M().Deallocate(block, 64);
   ExpectIntact();
 }
 
@@ -1343,13 +1380,33 @@ void CheckFreedHugeMappingBecomesASegmentAndExit() {
     M().Deallocate(huge, kHuge);
     const TesseraMallocStats cached = M().detailed_stats();
     if (cached.huge_cached_bytes < kHuge) what += " not-cached";
+    // Where the mapping's memory serves blocks: in place (no segment range)
+    // or moved into the range with its pages, so with the bytes the huge
+    // block held (past the 16 a free cell's link and canary take).
+    const bool moved = malloc_internal::SegmentRangeReserved();
+    auto in_mapping = [&](const void* p, size_t n) {
+      const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+      const char* bytes = static_cast<const char*>(p);
+      if (!moved) return at >= lo && at + n <= hi;
+      return malloc_internal::InSegmentRange(at) &&
+             std::all_of(bytes + 16, bytes + n, [](char b) { return b == 7; });
+    };
+    // The mapping's first aligned 4 MiB, the window a segment takes.
+    char* const window = reinterpret_cast<char*>(
+        (lo + malloc_internal::kSegmentSize - 1) &
+        ~(malloc_internal::kSegmentSize - 1));
     // The first segment still has free slots, but none resident: the new
     // page goes to the cached mapping's memory instead.
     constexpr size_t kLarge = 100 << 10;
     void* large = M().Allocate(kLarge);
-    const uintptr_t at = reinterpret_cast<uintptr_t>(large);
-    const bool in_mapping = at >= lo && at + kLarge <= hi;
-    if (in_mapping != kRecycles) what += " large-in-the-mapping-or-not";
+    if (in_mapping(large, kLarge) != kRecycles) {
+      what += " large-in-the-mapping-or-not";
+    }
+    // Moved: nothing is left mapped at the window (mincore fails).
+    unsigned char probe;
+    if (moved && kRecycles && mincore(window, 4096, &probe) == 0) {
+      what += " window-still-mapped";
+    }
     std::vector<bool> resident = ResidentPages(large, kLarge / 4096);
     if (kRecycles && std::count(resident.begin(), resident.end(), true) !=
                          static_cast<long>(resident.size())) {
@@ -1369,8 +1426,7 @@ void CheckFreedHugeMappingBecomesASegmentAndExit() {
       what += " cache-changed";
     }
     void* small = M().Allocate(200);
-    const uintptr_t small_at = reinterpret_cast<uintptr_t>(small);
-    if ((small_at >= lo && small_at < hi) != kRecycles) {
+    if (in_mapping(small, 200) != kRecycles) {
       what += " small-in-the-mapping-or-not";
     }
     std::memset(large, 1, kLarge);
@@ -1390,6 +1446,83 @@ TEST(TesseraMallocDeathTest, AFreedHugeMappingBecomesTheNextSegment) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(CheckFreedHugeMappingBecomesASegmentAndExit(),
               ::testing::ExitedWithCode(0), "recycled: ok");
+}
+
+// Without the segment range (TESSERA_MALLOC_SEGMENT_RANGE=0; also what an
+// address-space limit or another mapping at its addresses leaves): segments
+// are mapped anywhere and every free finds them through the map, locally
+// and from other threads. Someone else's memory at the range's addresses is
+// then not ours: a free into it is reported and leaves it as it was, even
+// where its bytes pass the fast path's cell test (which reads a slot record
+// there on the address alone). Exits 0 if so.
+void CheckWithoutTheSegmentRangeAndExit() {
+  std::string what;
+  ViolationRecorder recorder;
+  std::vector<std::pair<char*, size_t>> blocks;
+  for (size_t bytes = 16; bytes <= (size_t{1} << 20); bytes += bytes / 5 + 8) {
+    char* block = static_cast<char*>(M().Allocate(bytes));
+    std::memset(block, static_cast<int>(bytes & 0xff), bytes);
+    blocks.push_back({block, bytes});
+  }
+  if (malloc_internal::SegmentRangeReserved()) what += " reserved";
+  const TesseraMallocStats stats = M().detailed_stats();
+  if (stats.segments == 0 || stats.segments_outside_range != stats.segments) {
+    what += " segments";
+  }
+  for (const auto& [block, bytes] : blocks) {
+    if (malloc_internal::InSegmentRange(reinterpret_cast<uintptr_t>(block))) {
+      what += " in-range";
+    }
+    if (block[bytes - 1] != static_cast<char>(bytes & 0xff)) what += " bytes";
+  }
+  // Every other block freed by another thread.
+  std::thread([&] {
+    for (size_t i = 0; i < blocks.size(); i += 2) {
+      M().Deallocate(blocks[i].first, blocks[i].second);
+    }
+  }).join();
+  for (size_t i = 1; i < blocks.size(); i += 2) {
+    M().Deallocate(blocks[i].first, blocks[i].second);
+  }
+  if (!recorder.violations().empty()) what += " reported";
+  void* const want = reinterpret_cast<void*>(malloc_internal::kSegmentRangeBase);
+  // (A hint: ThreadSanitizer's mmap turns these addresses into 0.)
+  void* other = mmap(want, malloc_internal::kSegmentSize, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (other == want) {
+    // A slot record whose one carved cell is the pointer freed.
+    char* stray = static_cast<char*>(other) + (64 << 10) + 256;
+    mi::Page* record = mi::SlotRecord(static_cast<mi::Segment*>(other),
+                                      reinterpret_cast<uintptr_t>(stray));
+    record->cells = stray;
+    record->carved_cells.store(1);
+    constexpr uint64_t kWord = 0x5a5a5a5a5a5a5a5aull;
+    std::memcpy(stray + 8, &kWord, 8);
+    mi::FreeInline<mi::Counting::kNone>(stray);
+    if (recorder.violations().size() != 1 ||
+        recorder.violations()[0].violation != ContractViolation::kForeignPointer ||
+        recorder.violations()[0].ptr != stray) {
+      what += " not-reported";
+    }
+    uint64_t word;
+    std::memcpy(&word, stray + 8, 8);
+    if (word != kWord) what += " overwritten";
+    munmap(other, malloc_internal::kSegmentSize);
+  } else if (other != MAP_FAILED) {
+    // (A sanitizer's mmap that will not map there: nothing can be there.)
+    munmap(other, malloc_internal::kSegmentSize);
+  }
+  if (!M().CheckIntegrity().ok()) what += " integrity";
+  ExitWithFindings("no segment range", what);
+}
+
+TEST(TesseraMallocDeathTest, WithoutTheSegmentRangeSegmentsAreFreedThroughTheMap) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // Read when the child maps its first segment.
+  setenv("TESSERA_MALLOC_SEGMENT_RANGE", "0", 1);
+  EXPECT_EXIT(CheckWithoutTheSegmentRangeAndExit(),
+              ::testing::ExitedWithCode(0), "no segment range: ok");
+  unsetenv("TESSERA_MALLOC_SEGMENT_RANGE");
 }
 
 TEST(TesseraMallocTest, FreedMemoryIsPurgedAndSegmentsReturned) {

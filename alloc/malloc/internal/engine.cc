@@ -67,6 +67,12 @@ TM_NOINLINE void ReportOutsideCells(const Page* p, uintptr_t a) {
 template <Counting C>
 void FreeInSegmentSlow(Segment* s, void* ptr, size_t expected_bytes) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
+  if (TM_UNLIKELY(!IsSegment(reinterpret_cast<uintptr_t>(s)))) {
+    // A chunk of the segment range that is no segment (or, the range not
+    // being ours, someone else's memory there).
+    if (expected_bytes == SIZE_MAX) return FreeOutsideSegments(ptr);
+    return FreeSizedOutsideSegments(ptr, expected_bytes);
+  }
   Page* p = PageAt(s, a);
   if (TM_UNLIKELY(p == nullptr)) {
     Report(Violation::kDoubleFree, ptr,
@@ -81,7 +87,16 @@ void FreeInSegmentSlow(Segment* s, void* ptr, size_t expected_bytes) {
 template void FreeInSegmentSlow<Counting::kExact>(Segment*, void*, size_t);
 template void FreeInSegmentSlow<Counting::kNone>(Segment*, void*, size_t);
 
-TM_NOINLINE void RemoteFree(Page* p, Cell* cell) {
+TM_NOINLINE void RemoteFree(Page* p, Cell* cell, uintptr_t old_canary) {
+  // The fast path found `p` from the address alone (kSegmentRangeTag).
+  // With the range not ours, a pointer into someone else's mapping there
+  // that passed the cell test arrives here (unless the word where the
+  // record's owner would be equals the caller's thread pointer): the map
+  // decides, and the word the canary overwrote is put back.
+  if (TM_UNLIKELY(!IsSegment(reinterpret_cast<uintptr_t>(SegmentOf(cell))))) {
+    cell->canary = old_canary;
+    return FreeOutsideSegments(cell);
+  }
   Heap* owner = p->heap;
   // A thread with no heap yet remembers whose block it freed first: if that
   // heap is abandoned when the thread first allocates, it adopts it
@@ -112,14 +127,14 @@ TM_NOINLINE void RemoteFree(Page* p, Cell* cell) {
   }
 }
 
-TM_NOINLINE void FreeNotInSegment(void* ptr) {
+void FreeOutsideSegments(void* ptr) {
   if (ptr == nullptr) return;
   if (FreeHuge(ptr)) return;
   Report(Violation::kForeignPointer, ptr,
          "was not allocated by tessera_malloc (or was already freed)");
 }
 
-TM_NOINLINE void FreeSizedNotInSegment(void* ptr, size_t bytes) {
+void FreeSizedOutsideSegments(void* ptr, size_t bytes) {
   if (ptr == nullptr) return;
   const size_t usable = HugeUsable(ptr);
   if (usable != 0 && bytes > usable) {
@@ -127,8 +142,30 @@ TM_NOINLINE void FreeSizedNotInSegment(void* ptr, size_t bytes) {
            "freed with a size larger than the huge block");
     return;
   }
-  FreeNotInSegment(ptr);
+  FreeOutsideSegments(ptr);
 }
+
+template <Counting C>
+TM_NOINLINE void FreeOutsideRange(void* ptr) {
+  Segment* s = SegmentOf(ptr);
+  if (IsSegment(reinterpret_cast<uintptr_t>(s))) {
+    return FreeInSegment<C>(s, ptr, SIZE_MAX);
+  }
+  FreeOutsideSegments(ptr);
+}
+template void FreeOutsideRange<Counting::kExact>(void*);
+template void FreeOutsideRange<Counting::kNone>(void*);
+
+template <Counting C>
+TM_NOINLINE void FreeSizedOutsideRange(void* ptr, size_t bytes) {
+  Segment* s = SegmentOf(ptr);
+  if (IsSegment(reinterpret_cast<uintptr_t>(s))) {
+    return FreeInSegment<C>(s, ptr, bytes);
+  }
+  FreeSizedOutsideSegments(ptr, bytes);
+}
+template void FreeSizedOutsideRange<Counting::kExact>(void*, size_t);
+template void FreeSizedOutsideRange<Counting::kNone>(void*, size_t);
 
 namespace {
 

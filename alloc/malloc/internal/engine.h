@@ -101,6 +101,7 @@ struct EngineStats {
   uint64_t bytes_in_use = 0;        // usable bytes of live blocks
   uint64_t peak_bytes_in_use = 0;   // sampled on slow paths (a lower bound)
   uint64_t segments = 0;            // mapped segments
+  uint64_t segments_outside_range = 0;  // of them, mapped outside the range
   uint64_t segment_bytes_resident_max = 0;  // slots in use or dirty, bytes
   uint64_t huge_blocks = 0;
   uint64_t huge_bytes = 0;          // mapped bytes of live huge blocks

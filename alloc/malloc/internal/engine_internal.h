@@ -244,6 +244,9 @@ struct Segment {
   uint64_t dirty_mask;  // free slots that may still be resident
   uint32_t pages_in_use;
   uint32_t huge_advised;  // advised MADV_HUGEPAGE (NewSegment)
+  // Mapped in the reserved segment range, and given back to it when
+  // released (not decided by address: the range may not be ours).
+  uint32_t in_range;
   // On the heap's list of segments that have dirty slots (iff dirty_mask is
   // not 0): FindRunInHeap looks for resident runs there, not in every
   // segment of a heap that may have hundreds.
@@ -316,6 +319,34 @@ inline uintptr_t g_link_secret = 0x2545f4914f6cdd1dull;  // hardened free-list l
 // Static, so the free path reads it with no pointer load and no null test.
 constexpr uintptr_t kMapChunks = uintptr_t{1} << (47 - kSegmentShift);
 inline std::atomic<uint8_t> g_segment_map[kMapChunks];
+// The segment range: 1 TiB of address space at 32 TiB, reserved readable and
+// empty (PROT_READ, MAP_NORESERVE: no memory, no commit charge, not dumped)
+// when the first segment is mapped, where every segment is mapped while it
+// has room. free's fast path recognises a pointer into it by its high bits,
+// a compare with a constant, where the segment map costs a load (W3 0.95x
+// and pool 0.98x of d1c2adc over four code placements, rt_64 0.96-0.98x:
+// 2026-12-07 (23:12-) in docs/benchmarks.md). Its chunks that
+// are not segments read as zeros, so their slot records carve no cells and
+// send every free into them to the slow path, which asks the map. Outside
+// the range (it could not be reserved: an address-space limit, another
+// mapping there, a sanitizer's layout, or TESSERA_MALLOC_SEGMENT_RANGE=0;
+// or it is full) segments are mapped anywhere and freed through the map,
+// out of line. A pointer into someone else's mapping at these addresses (the
+// range not ours) fails the fast path's owner test (its only write before
+// that, the canary, is undone) and the slow paths check the map.
+constexpr int kSegmentRangeShift = 40;
+constexpr uintptr_t kSegmentRangeTag = 0x20;  // 32 TiB
+constexpr uintptr_t kSegmentRangeBase = kSegmentRangeTag << kSegmentRangeShift;
+constexpr uintptr_t kSegmentRangeBytes = uintptr_t{1} << kSegmentRangeShift;
+constexpr size_t kRangeChunks = kSegmentRangeBytes >> kSegmentShift;
+static_assert(kSegmentRangeBase + kSegmentRangeBytes <= (uintptr_t{1} << 47));
+inline pthread_mutex_t g_range_lock = PTHREAD_MUTEX_INITIALIZER;
+// Under g_range_lock: 0 not yet tried, 1 reserved, -1 unavailable.
+inline int g_range_state = 0;
+// Under g_range_lock: bit i set while chunk i of the range is a segment.
+inline uint64_t g_range_used[kRangeChunks / 64];
+inline size_t g_range_first_word = 0;  // no free chunk below this word
+inline std::atomic<uint64_t> g_segments_outside_range{0};
 inline pthread_key_t g_thread_key;
 inline std::atomic<Heap*> g_registry{nullptr};
 inline Heap* g_abandoned = nullptr;  // under g_registry_lock
@@ -489,8 +520,16 @@ void FullRemove(Heap* h, Page* p);
 // A full page that has free cells again: into its class's queue after the
 // head (the pages nearest full serve next; sparse ones drain).
 void Unfull(Heap* h, Page* p);
+// free() of a pointer in no segment: null, a huge block, or foreign
+// (reported); the sized form checks a huge block's size.
+void FreeOutsideSegments(void* ptr);
+void FreeSizedOutsideSegments(void* ptr, size_t bytes);
 Segment* NewSegment(Heap* h, bool recycled_only);
 void ReleaseSegment(Heap* h, Segment* s);
+// Whether the segment range is reserved (it is tried with the first
+// segment), and whether segment `s` is marked used in it.
+bool SegmentRangeReserved();
+bool InRangeChunkUsed(const Segment* s);
 int FindRun(const Segment* s, int slots, int first);
 Segment* FindRunInHeap(Heap* h, int slots, int first, int* slot);
 Page* NewPage(Heap* h, int c);
@@ -586,6 +625,11 @@ inline void EnsureInit() {
   if (TM_UNLIKELY(g_init_state.load(std::memory_order_acquire) != 2)) {
     InitSlow();
   }
+}
+
+// Whether `a` lies in the segment range (whether or not it is reserved).
+inline bool InSegmentRange(uintptr_t a) {
+  return (a >> kSegmentRangeShift) == kSegmentRangeTag;
 }
 
 inline bool IsSegment(uintptr_t chunk_base) {

@@ -310,6 +310,133 @@ uint64_t ResidentSlots(const Segment* s) {
   return slots;
 }
 
+// ---------------------------------------------------------------------------
+// The segment range (engine_internal.h).
+// ---------------------------------------------------------------------------
+
+namespace {
+
+constexpr int kRangeFlags =
+    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED;
+
+// Reserves the range: once, under g_range_lock, with the first segment.
+void ReserveRangeLocked() {
+  g_range_state = -1;
+  const char* setting = getenv("TESSERA_MALLOC_SEGMENT_RANGE");
+  if (setting != nullptr && setting[0] == '0') return;
+  void* const want = reinterpret_cast<void*>(kSegmentRangeBase);
+  // The address as a hint, which never replaces another mapping, rather
+  // than MAP_FIXED_NOREPLACE: ThreadSanitizer's mmap turns an address it
+  // keeps for itself into 0, and a fixed mapping at 0 kills the process.
+  void* const got = mmap(want, kSegmentRangeBytes, PROT_READ,
+                         kRangeFlags & ~MAP_FIXED, -1, 0);
+  if (got == MAP_FAILED) return;
+  if (got != want) {
+    munmap(got, kSegmentRangeBytes);
+    return;
+  }
+  // A core dump would otherwise walk a terabyte of page tables.
+  madvise(want, kSegmentRangeBytes, MADV_DONTDUMP);
+  g_range_state = 1;
+}
+
+// A chunk of the range, reserved and marked used, lowest first; or nullptr
+// when the range is unavailable or full.
+char* TakeRangeChunk() {
+  char* chunk = nullptr;
+  pthread_mutex_lock(&g_range_lock);
+  if (g_range_state == 0) ReserveRangeLocked();
+  if (g_range_state == 1) {
+    size_t w = g_range_first_word;
+    while (w < kRangeChunks / 64 && g_range_used[w] == ~uint64_t{0}) ++w;
+    g_range_first_word = w;
+    if (w < kRangeChunks / 64) {
+      const int bit = __builtin_ctzll(~g_range_used[w]);
+      g_range_used[w] |= uint64_t{1} << bit;
+      chunk = reinterpret_cast<char*>(
+          kSegmentRangeBase + ((w * 64 + static_cast<size_t>(bit))
+                               << kSegmentShift));
+    }
+  }
+  pthread_mutex_unlock(&g_range_lock);
+  return chunk;
+}
+
+// Marks `chunk` free again: the caller made it reserved.
+void GiveBackRangeChunk(const void* chunk) {
+  const size_t i =
+      (reinterpret_cast<uintptr_t>(chunk) - kSegmentRangeBase) >> kSegmentShift;
+  pthread_mutex_lock(&g_range_lock);
+  g_range_used[i / 64] &= ~(uint64_t{1} << (i % 64));
+  if (i / 64 < g_range_first_word) g_range_first_word = i / 64;
+  pthread_mutex_unlock(&g_range_lock);
+}
+
+// The memory of a new segment: `recycled` (a window of a cached huge
+// mapping, with the pages the program left resident) moved into a chunk of
+// the range (mremap moves page tables, not bytes), or a fresh chunk; where
+// the range has none, `recycled` where it is or a fresh aligned mapping.
+// `*in_range`: which.
+Segment* MapSegment(Segment* recycled, bool* in_range) {
+  *in_range = false;
+  if (char* chunk = TakeRangeChunk(); chunk != nullptr) {
+    void* const placed =
+        recycled != nullptr
+            ? mremap(recycled, kSegmentSize, kSegmentSize,
+                     MREMAP_MAYMOVE | MREMAP_FIXED, chunk)
+            : mmap(chunk, kSegmentSize, PROT_READ | PROT_WRITE, kRangeFlags,
+                   -1, 0);
+    if (placed == chunk) {
+      *in_range = true;
+      return reinterpret_cast<Segment*>(chunk);
+    }
+    // A failed MAP_FIXED (or MREMAP_FIXED) may have unmapped the chunk:
+    // it stays marked used, never handed out again.
+  }
+  Segment* s = recycled != nullptr
+                   ? recycled
+                   : static_cast<Segment*>(MapAligned(kSegmentSize, kSegmentSize));
+  if (s != nullptr) {
+    g_segments_outside_range.fetch_add(1, std::memory_order_relaxed);
+  }
+  return s;
+}
+
+// Unmaps segment memory `s` (its header no longer read): back to the
+// reserved range, or munmap.
+void UnmapSegment(Segment* s, bool in_range) {
+  if (!in_range) {
+    g_segments_outside_range.fetch_sub(1, std::memory_order_relaxed);
+    munmap(s, kSegmentSize);
+    return;
+  }
+  // Readable zeros again, no memory: a free that still points here finds a
+  // slot record with no cells and goes to the slow path.
+  if (mmap(s, kSegmentSize, PROT_READ, kRangeFlags, -1, 0) != s) return;
+  madvise(s, kSegmentSize, MADV_DONTDUMP);
+  GiveBackRangeChunk(s);
+}
+
+}  // namespace
+
+bool SegmentRangeReserved() {
+  pthread_mutex_lock(&g_range_lock);
+  const bool reserved = g_range_state == 1;
+  pthread_mutex_unlock(&g_range_lock);
+  return reserved;
+}
+
+bool InRangeChunkUsed(const Segment* s) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(s);
+  if (!InSegmentRange(a)) return false;
+  const size_t i = (a - kSegmentRangeBase) >> kSegmentShift;
+  pthread_mutex_lock(&g_range_lock);
+  const bool used = g_range_state == 1 &&
+                    (g_range_used[i / 64] >> (i % 64) & 1) != 0;
+  pthread_mutex_unlock(&g_range_lock);
+  return used;
+}
+
 // A new segment for `h`: from a cached huge mapping (see below) or freshly
 // mapped; with `recycled_only`, from the cache or nullptr.
 Segment* NewSegment(Heap* h, bool recycled_only) {
@@ -332,11 +459,10 @@ Segment* NewSegment(Heap* h, bool recycled_only) {
   Segment* s =
       !kHardened ? TakeSegmentFromHugeCache(&recycled_freed_at_ms) : nullptr;
   const bool recycled = s != nullptr;
-  if (!recycled) {
-    if (recycled_only) return nullptr;
-    s = static_cast<Segment*>(MapAligned(kSegmentSize, kSegmentSize));
-    if (s == nullptr) return nullptr;
-  }
+  if (!recycled && recycled_only) return nullptr;
+  bool in_range;
+  s = MapSegment(s, &in_range);
+  if (s == nullptr) return nullptr;
   h->unfulls_since_segment = 0;
   // A segment made of a cached huge mapping keeps whatever 2 MiB pages it
   // has (the system's THP policy may have given it some) and faults in
@@ -346,6 +472,7 @@ Segment* NewSegment(Heap* h, bool recycled_only) {
   // Old user data: the header starts zeroed, as fresh memory does.
   if (recycled) std::memset(static_cast<void*>(s), 0, sizeof(Segment));
   s->huge_advised = huge;
+  s->in_range = in_range;
   s->magic = kSegmentMagic;
   s->heap = h;
   s->free_mask = ~uint64_t{0};
@@ -392,7 +519,7 @@ void ReleaseSegment(Heap* h, Segment* s) {
       0, std::memory_order_release);
   g_segments.fetch_sub(1, std::memory_order_relaxed);
   s->magic = 0;
-  munmap(s, kSegmentSize);
+  UnmapSegment(s, s->in_range != 0);
 }
 
 // A run of `slots` free slots in `s` starting at `first` or later, or -1:

@@ -130,6 +130,13 @@ const char* CheckHeap(const Heap* h, int* invariant) {
     if (s->next != nullptr && s->next->prev != s) {
       TM_FAIL(1, "the heap's segment list is badly linked");
     }
+    if (s->in_range != 0 && !InRangeChunkUsed(s)) {
+      TM_FAIL(1, "a segment of the segment range is not marked used there");
+    }
+    if (s->in_range == 0 && InSegmentRange(reinterpret_cast<uintptr_t>(s)) &&
+        SegmentRangeReserved()) {
+      TM_FAIL(1, "a segment in the reserved segment range does not record it");
+    }
     // 2
     if ((s->dirty_mask & ~s->free_mask) != 0) {
       TM_FAIL(2, "a slot in use is marked dirty-free");

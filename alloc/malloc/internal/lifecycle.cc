@@ -183,6 +183,8 @@ EngineStats Stats() {
   if (st.peak_bytes_in_use < st.bytes_in_use) st.peak_bytes_in_use = st.bytes_in_use;
   st.failed_requests = g_failed.load(std::memory_order_relaxed);
   st.segments = g_segments.load(std::memory_order_relaxed);
+  st.segments_outside_range =
+      g_segments_outside_range.load(std::memory_order_relaxed);
   st.heaps = g_heaps.load(std::memory_order_relaxed);
   st.abandoned_heaps = g_abandoned_count.load(std::memory_order_relaxed);
   st.purged_bytes = g_purged_bytes.load(std::memory_order_relaxed);
@@ -219,15 +221,18 @@ void ForkPrepare() {
   pthread_mutex_lock(&g_orphan_lock);
   pthread_mutex_lock(&g_registry_lock);
   pthread_mutex_lock(&g_huge_lock);
+  pthread_mutex_lock(&g_range_lock);  // a leaf: taken under any other
 }
 
 void ForkParent() {
+  pthread_mutex_unlock(&g_range_lock);
   pthread_mutex_unlock(&g_huge_lock);
   pthread_mutex_unlock(&g_registry_lock);
   pthread_mutex_unlock(&g_orphan_lock);
 }
 
 void ForkChild() {
+  pthread_mutex_init(&g_range_lock, nullptr);
   pthread_mutex_init(&g_huge_lock, nullptr);
   pthread_mutex_init(&g_registry_lock, nullptr);
   pthread_mutex_init(&g_orphan_lock, nullptr);
