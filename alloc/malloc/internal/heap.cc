@@ -412,7 +412,12 @@ void UnmapSegment(Segment* s, bool in_range) {
   }
   // Readable zeros again, no memory: a free that still points here finds a
   // slot record with no cells and goes to the slow path.
-  if (mmap(s, kSegmentSize, PROT_READ, kRangeFlags, -1, 0) != s) return;
+  if (mmap(s, kSegmentSize, PROT_READ, kRangeFlags, -1, 0) != s) {
+    // (Out of mappings, say.) Zeros all the same where it is still mapped;
+    // the chunk stays marked used, never handed out again.
+    madvise(s, kSegmentSize, MADV_DONTNEED);
+    return;
+  }
   madvise(s, kSegmentSize, MADV_DONTDUMP);
   GiveBackRangeChunk(s);
 }
