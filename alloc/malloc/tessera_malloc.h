@@ -15,10 +15,13 @@
 //     masking; a process-wide byte map (one byte per 4 MiB of address space,
 //     32 MiB reserved, touched only where segments are) says which chunks are
 //     segments. They are mapped in the segment range, 1 TiB of address space
-//     at 32 TiB reserved readable and empty (no memory, no commit charge)
-//     with the first segment: free recognises a pointer into it by its high
-//     bits, with no load, and the range's chunks that are no segment read as
-//     zeros, which send a free into them to the slow path and the map. Where
+//     at 32 TiB reserved inaccessible (no memory, no commit charge) with the
+//     first segment: free recognises a pointer into it by its high bits,
+//     with no load; a chunk a segment gave back is mapped readable and
+//     empty, so a free that still points there reads zeros, which send it
+//     to the slow path and the map. The reservation counts in the process's
+//     virtual size (RLIMIT_AS, and mlockall's RLIMIT_MEMLOCK check for an
+//     unprivileged process). Where
 //     the range cannot be reserved (an address-space limit, a sanitizer's
 //     layout, another mapping there, TESSERA_MALLOC_SEGMENT_RANGE=0) or is
 //     full, segments are mapped anywhere and free finds them through the map,

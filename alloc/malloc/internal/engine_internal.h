@@ -319,15 +319,21 @@ inline uintptr_t g_link_secret = 0x2545f4914f6cdd1dull;  // hardened free-list l
 // Static, so the free path reads it with no pointer load and no null test.
 constexpr uintptr_t kMapChunks = uintptr_t{1} << (47 - kSegmentShift);
 inline std::atomic<uint8_t> g_segment_map[kMapChunks];
-// The segment range: 1 TiB of address space at 32 TiB, reserved readable and
-// empty (PROT_READ, MAP_NORESERVE: no memory, no commit charge, not dumped)
-// when the first segment is mapped, where every segment is mapped while it
-// has room. free's fast path recognises a pointer into it by its high bits,
-// a compare with a constant, where the segment map costs a load (W3 0.95x
-// and pool 0.98x of d1c2adc over four code placements, rt_64 0.96-0.98x:
-// 2026-12-07 (23:12-) in docs/benchmarks.md). Its chunks that
-// are not segments read as zeros, so their slot records carve no cells and
-// send every free into them to the slow path, which asks the map. Outside
+// The segment range: 1 TiB of address space at 32 TiB, reserved
+// inaccessible (PROT_NONE, MAP_NORESERVE: no memory, no commit charge, not
+// dumped) when the first segment is mapped, where every segment is mapped
+// while it has room, lowest chunk first. free's fast path recognises a
+// pointer into it by its high bits, a compare with a constant, where the
+// segment map costs a load (W3 0.95x and pool 0.98x of d1c2adc over four
+// code placements, rt_64 0.96-0.98x: 2026-12-07 (23:12-) in
+// docs/benchmarks.md). A chunk a segment gave back is mapped readable and
+// empty: it reads as zeros, so its slot records carve no cells and send a
+// free that still points there (a double free after the segment went) to
+// the slow path, which asks the map. Chunks never used stay PROT_NONE, not
+// readable: mlockall(MCL_CURRENT) would fill page tables for a readable
+// terabyte with the zero page (2 GiB of them, half a minute; 8 MiB and
+// 0.13 s for 4 GiB here), and a free of a pointer never handed out that
+// lands there faults. Outside
 // the range (it could not be reserved: an address-space limit, another
 // mapping there, a sanitizer's layout, or TESSERA_MALLOC_SEGMENT_RANGE=0;
 // or it is full) segments are mapped anywhere and freed through the map,

@@ -328,14 +328,14 @@ void ReserveRangeLocked() {
   // The address as a hint, which never replaces another mapping, rather
   // than MAP_FIXED_NOREPLACE: ThreadSanitizer's mmap turns an address it
   // keeps for itself into 0, and a fixed mapping at 0 kills the process.
-  void* const got = mmap(want, kSegmentRangeBytes, PROT_READ,
+  void* const got = mmap(want, kSegmentRangeBytes, PROT_NONE,
                          kRangeFlags & ~MAP_FIXED, -1, 0);
   if (got == MAP_FAILED) return;
   if (got != want) {
     munmap(got, kSegmentRangeBytes);
     return;
   }
-  // A core dump would otherwise walk a terabyte of page tables.
+  // A core dump need not look at it (nor at chunks given back: UnmapSegment).
   madvise(want, kSegmentRangeBytes, MADV_DONTDUMP);
   g_range_state = 1;
 }
