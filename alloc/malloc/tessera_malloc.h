@@ -21,11 +21,11 @@
 //     empty, so a free that still points there reads zeros, which send it
 //     to the slow path and the map. The reservation counts in the process's
 //     virtual size (RLIMIT_AS, and mlockall's RLIMIT_MEMLOCK check for an
-//     unprivileged process). Where
-//     the range cannot be reserved (an address-space limit, a sanitizer's
-//     layout, another mapping there, TESSERA_MALLOC_SEGMENT_RANGE=0) or is
-//     full, segments are mapped anywhere and free finds them through the map,
-//     out of line (`segments_outside_range` counts them).
+//     unprivileged process). Where the range cannot be reserved (an
+//     address-space limit, a sanitizer's layout, another mapping there,
+//     TESSERA_MALLOC_SEGMENT_RANGE=0) or is full, segments are mapped
+//     anywhere and free finds them through the map, out of line
+//     (`segments_outside_range` counts them).
 //   * A segment is 64 slots of 64 KiB, owned by one heap. A page is 1-4
 //     slots holding cells of one size class (52 classes, 16 B to 256 KiB,
 //     at most 25% waste above 128 B): at least eight cells up to 16 KiB
@@ -181,7 +181,8 @@
 //     nullptr (InvalidArgument on the checked path).
 //   * free of a pointer that is not a live block, checked on every free:
 //     a pointer outside every segment and huge block (foreign, also in a
-//     chunk of the segment range that is no segment), inside a
+//     chunk of the segment range that a segment gave back; a wild pointer
+//     into a chunk no segment ever had faults instead), inside a
 //     segment's header or past its page's carved cells (foreign), inside a
 //     block (interior, except in pages that served aligned requests, where
 //     any address inside a block frees it: memalign's blocks are freed with
