@@ -676,7 +676,6 @@ TEST(TesseraMallocTest, BlocksOfAnExitedThreadAreFreedByOthersAndItsHeapAdopted)
 // lists send the first allocation to the slow path, which gives the thread
 // its heap and points the bin heads at the heap's.
 TEST(TesseraMallocTest, MallocBeforeAThreadHasAHeapTakesTheSlowPathToOne) {
-  namespace mi = malloc_internal;
   std::thread thread([] {
     ASSERT_EQ(mi::tls_heap, nullptr);
     ASSERT_EQ(mi::tls_bins, mi::kNoHeapBins.data());

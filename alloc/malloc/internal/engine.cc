@@ -70,8 +70,7 @@ void FreeInSegmentSlow(Segment* s, void* ptr, size_t expected_bytes) {
   if (TM_UNLIKELY(!IsSegment(reinterpret_cast<uintptr_t>(s)))) {
     // A chunk of the segment range that is no segment (or, the range not
     // being ours, someone else's memory there).
-    if (expected_bytes == SIZE_MAX) return FreeOutsideSegments(ptr);
-    return FreeSizedOutsideSegments(ptr, expected_bytes);
+    return FreeInNoSegment(ptr, expected_bytes);
   }
   Page* p = PageAt(s, a);
   if (TM_UNLIKELY(p == nullptr)) {
@@ -145,27 +144,21 @@ void FreeSizedOutsideSegments(void* ptr, size_t bytes) {
   FreeOutsideSegments(ptr);
 }
 
-template <Counting C>
-TM_NOINLINE void FreeOutsideRange(void* ptr) {
-  Segment* s = SegmentOf(ptr);
-  if (IsSegment(reinterpret_cast<uintptr_t>(s))) {
-    return FreeInSegment<C>(s, ptr, SIZE_MAX);
-  }
-  FreeOutsideSegments(ptr);
+void FreeInNoSegment(void* ptr, size_t expected_bytes) {
+  if (expected_bytes == SIZE_MAX) return FreeOutsideSegments(ptr);
+  FreeSizedOutsideSegments(ptr, expected_bytes);
 }
-template void FreeOutsideRange<Counting::kExact>(void*);
-template void FreeOutsideRange<Counting::kNone>(void*);
 
 template <Counting C>
-TM_NOINLINE void FreeSizedOutsideRange(void* ptr, size_t bytes) {
+TM_NOINLINE void FreeOutsideRange(void* ptr, size_t expected_bytes) {
   Segment* s = SegmentOf(ptr);
   if (IsSegment(reinterpret_cast<uintptr_t>(s))) {
-    return FreeInSegment<C>(s, ptr, bytes);
+    return FreeInSegment<C>(s, ptr, expected_bytes);
   }
-  FreeSizedOutsideSegments(ptr, bytes);
+  FreeInNoSegment(ptr, expected_bytes);
 }
-template void FreeSizedOutsideRange<Counting::kExact>(void*, size_t);
-template void FreeSizedOutsideRange<Counting::kNone>(void*, size_t);
+template void FreeOutsideRange<Counting::kExact>(void*, size_t);
+template void FreeOutsideRange<Counting::kNone>(void*, size_t);
 
 namespace {
 

@@ -527,9 +527,11 @@ void FullRemove(Heap* h, Page* p);
 // head (the pages nearest full serve next; sparse ones drain).
 void Unfull(Heap* h, Page* p);
 // free() of a pointer in no segment: null, a huge block, or foreign
-// (reported); the sized form checks a huge block's size.
+// (reported); the sized form checks a huge block's size. FreeInNoSegment
+// takes the one that fits `expected_bytes` (SIZE_MAX: an unsized free).
 void FreeOutsideSegments(void* ptr);
 void FreeSizedOutsideSegments(void* ptr, size_t bytes);
+void FreeInNoSegment(void* ptr, size_t expected_bytes);
 Segment* NewSegment(Heap* h, bool recycled_only);
 void ReleaseSegment(Heap* h, Segment* s);
 // Whether the segment range is reserved (it is tried with the first

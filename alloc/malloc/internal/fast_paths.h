@@ -36,18 +36,13 @@ TM_NOINLINE void ReportOutsideCells(const Page* p, uintptr_t a);
 // set over `old_canary`; or, the segment range not being ours, of a pointer
 // into someone else's memory there: its word put back, and reported.
 TM_NOINLINE void RemoteFree(Page* p, Cell* cell, uintptr_t old_canary);
-// free() of a pointer outside the segment range: null, a segment mapped
-// outside it, a huge block, or foreign.
+// A free of a pointer outside the segment range: null, a segment mapped
+// outside it, a huge block (its size checked by a sized free), or foreign.
+// `expected_bytes`: the size a sized free names (SIZE_MAX: unknown).
 template <Counting C>
-TM_NOINLINE void FreeOutsideRange(void* ptr);
-extern template void FreeOutsideRange<Counting::kExact>(void*);
-extern template void FreeOutsideRange<Counting::kNone>(void*);
-// A sized free outside the segment range: a segment, a huge block (its size
-// checked) or foreign.
-template <Counting C>
-TM_NOINLINE void FreeSizedOutsideRange(void* ptr, size_t bytes);
-extern template void FreeSizedOutsideRange<Counting::kExact>(void*, size_t);
-extern template void FreeSizedOutsideRange<Counting::kNone>(void*, size_t);
+TM_NOINLINE void FreeOutsideRange(void* ptr, size_t expected_bytes);
+extern template void FreeOutsideRange<Counting::kExact>(void*, size_t);
+extern template void FreeOutsideRange<Counting::kNone>(void*, size_t);
 
 // ---------------------------------------------------------------------------
 // Allocation.
@@ -302,7 +297,7 @@ inline void FreeInline(void* ptr) {
     FreeInSegment<C>(SegmentOf(ptr), ptr, SIZE_MAX);
     return;
   }
-  FreeOutsideRange<C>(ptr);
+  FreeOutsideRange<C>(ptr, SIZE_MAX);
 }
 
 template <Counting C>
@@ -311,7 +306,7 @@ inline void FreeSizedInline(void* ptr, size_t bytes) {
     FreeInSegment<C>(SegmentOf(ptr), ptr, bytes);
     return;
   }
-  FreeSizedOutsideRange<C>(ptr, bytes);
+  FreeOutsideRange<C>(ptr, bytes);
 }
 
 }  // namespace malloc_internal

@@ -340,6 +340,14 @@ void ReserveRangeLocked() {
   g_range_state = 1;
 }
 
+// Chunk `i` of the range, and the chunk that holds `a` (in the range).
+char* RangeChunk(size_t i) {
+  return reinterpret_cast<char*>(kSegmentRangeBase + (i << kSegmentShift));
+}
+size_t RangeChunkIndex(const void* a) {
+  return (reinterpret_cast<uintptr_t>(a) - kSegmentRangeBase) >> kSegmentShift;
+}
+
 // A chunk of the range, reserved and marked used, lowest first; or nullptr
 // when the range is unavailable or full.
 char* TakeRangeChunk() {
@@ -353,9 +361,7 @@ char* TakeRangeChunk() {
     if (w < kRangeChunks / 64) {
       const int bit = __builtin_ctzll(~g_range_used[w]);
       g_range_used[w] |= uint64_t{1} << bit;
-      chunk = reinterpret_cast<char*>(
-          kSegmentRangeBase + ((w * 64 + static_cast<size_t>(bit))
-                               << kSegmentShift));
+      chunk = RangeChunk(w * 64 + static_cast<size_t>(bit));
     }
   }
   pthread_mutex_unlock(&g_range_lock);
@@ -364,8 +370,7 @@ char* TakeRangeChunk() {
 
 // Marks `chunk` free again: the caller made it reserved.
 void GiveBackRangeChunk(const void* chunk) {
-  const size_t i =
-      (reinterpret_cast<uintptr_t>(chunk) - kSegmentRangeBase) >> kSegmentShift;
+  const size_t i = RangeChunkIndex(chunk);
   pthread_mutex_lock(&g_range_lock);
   g_range_used[i / 64] &= ~(uint64_t{1} << (i % 64));
   if (i / 64 < g_range_first_word) g_range_first_word = i / 64;
@@ -432,9 +437,8 @@ bool SegmentRangeReserved() {
 }
 
 bool InRangeChunkUsed(const Segment* s) {
-  const uintptr_t a = reinterpret_cast<uintptr_t>(s);
-  if (!InSegmentRange(a)) return false;
-  const size_t i = (a - kSegmentRangeBase) >> kSegmentShift;
+  if (!InSegmentRange(reinterpret_cast<uintptr_t>(s))) return false;
+  const size_t i = RangeChunkIndex(s);
   pthread_mutex_lock(&g_range_lock);
   const bool used = g_range_state == 1 &&
                     (g_range_used[i / 64] >> (i % 64) & 1) != 0;
